@@ -1,0 +1,3 @@
+from rolebook.agents.main import main
+
+raise SystemExit(main())

@@ -1,0 +1,135 @@
+"""rolebook.yaml and root discovery (DESIGN.md section 2).
+
+The root is the nearest ancestor of the working directory holding `rolebook.yaml`,
+else the nearest holding `agents/state/`, else the nearest holding `.git`, else the
+working directory. `--root` or ROLEBOOK_ROOT name it outright.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from rolebook.notebook.errors import ConfigError
+from rolebook.notebook.layout import Layout
+from rolebook.notebook.limits import Limits
+
+CONFIG_NAME = "rolebook.yaml"
+_KNOWN = {"version", "paths", "rules_file", "limits", "search", "promote", "shared_roots"}
+_PATHS = {"memory", "archive", "derived", "protocol"}
+
+DEFAULT_CONFIG = """\
+# rolebook configuration. Paths are relative to this file's folder.
+version: 1
+paths:
+  memory: agents/state/memory        # notebooks: <role>.md
+  archive: agents/state/archive      # archives: <role>.jsonl (append-only)
+  derived: agents/state/.rolebook    # index, caches, locks: safe to delete
+  protocol: agents/state/PROTOCOL.md
+rules_file: CLAUDE.md                # where promoted rules go (or AGENTS.md)
+limits:                              # a notebook's frontmatter may override these
+  lines: 80
+  mistakes: 20
+  learnings: 20
+  feedback: null                     # null: never pruned
+  session_log: 15
+"""
+
+
+@dataclass(frozen=True, slots=True)
+class Config:
+    """A root's settings, with every path resolved."""
+
+    root: Path
+    layout: Layout
+    limits: Limits
+    rules_file: Path
+    protocol: Path
+    source: Path | None = None
+
+
+def find_root(start: Path | None = None) -> Path:
+    """The root for a working directory (see the module docstring)."""
+    env = os.environ.get("ROLEBOOK_ROOT")
+    if start is None and env:
+        return Path(env).absolute()
+    here = (start or Path.cwd()).absolute()
+    chain = [here, *here.parents]
+    for marker in (CONFIG_NAME, "agents/state", ".git"):
+        for folder in chain:
+            if (folder / marker).exists():
+                return folder
+    return here
+
+
+def load_config(root: Path) -> Config:
+    """The config of `root`: its rolebook.yaml over the defaults.
+
+    Raises:
+        ConfigError: rolebook.yaml is unreadable, not YAML, or holds a bad setting.
+    """
+    path = root / CONFIG_NAME
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return _build(root, {}, None)
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"cannot read: {exc}", path) from None
+    return _build(root, _parse_yaml(text, path), path)
+
+
+def _parse_yaml(text: str, path: Path) -> Mapping[str, Any]:
+    from ruamel.yaml import YAML
+    from ruamel.yaml.error import MarkedYAMLError, YAMLError
+
+    try:
+        data = YAML(typ="rt", pure=True).load(text)
+    except MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line = mark.line + 1 if mark is not None else None
+        raise ConfigError(f"not valid YAML: {exc.problem or exc.context}", path, line) from None
+    except YAMLError as exc:
+        raise ConfigError(f"not valid YAML: {exc}", path) from None
+    if data is None:
+        return {}
+    if not isinstance(data, Mapping):
+        raise ConfigError("must be a YAML mapping of settings", path, 1)
+    return data
+
+
+def _line(data: Any, key: str) -> int | None:
+    with_lc = getattr(data, "lc", None)
+    try:
+        return int(with_lc.key(key)[0]) + 1 if with_lc is not None else None
+    except (KeyError, TypeError, AttributeError):
+        return None
+
+
+def _build(root: Path, data: Mapping[str, Any], source: Path | None) -> Config:
+    for key in data:
+        if key not in _KNOWN:
+            raise ConfigError(f"unknown setting {key!r} (known: {', '.join(sorted(_KNOWN))})", source, _line(data, key))
+    paths = data.get("paths") or {}
+    if not isinstance(paths, Mapping):
+        raise ConfigError("'paths' must be a mapping", source, _line(data, "paths"))
+    for key, value in paths.items():
+        if key not in _PATHS:
+            raise ConfigError(f"unknown path {key!r} (known: {', '.join(sorted(_PATHS))})", source, _line(paths, key))
+        if not isinstance(value, str) or not value.strip():
+            raise ConfigError(f"path {key!r} must be a non-empty string", source, _line(paths, key))
+    default = Layout.default(root)
+    layout = Layout(
+        root,
+        root / paths.get("memory", default.memory.relative_to(root)),
+        root / paths.get("archive", default.archive.relative_to(root)),
+        root / paths.get("derived", default.derived.relative_to(root)),
+    )
+    rules = data.get("rules_file", "CLAUDE.md")
+    if not isinstance(rules, str) or not rules.strip():
+        raise ConfigError("'rules_file' must be a file name such as CLAUDE.md", source, _line(data, "rules_file"))
+    limits = Limits().merged(data.get("limits"), str(source) if source else None, _line(data, "limits"))
+    protocol = root / paths.get("protocol", "agents/state/PROTOCOL.md")
+    return Config(root, layout, limits, root / rules, protocol, source)

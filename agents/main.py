@@ -1,0 +1,79 @@
+"""The `rolebook` entry point.
+
+`rolebook read ROLE` runs at the start of every agent session, and importing typer
+alone costs about five bare interpreter start-ups. So a plain read (the global
+options, the role, `--json`) is answered here without typer; anything else, `--help`
+and every error in the arguments included, goes to the typer app in `cli.py`, which
+calls the same `run_read`.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from rolebook.notebook.errors import RolebookError
+
+
+def run_read(root: Path | None, role: str, as_json: bool) -> int:
+    """Print a role's notebook as it is on disk, then its alerts. Returns the exit code."""
+    from rolebook.notebook.read import read_notebook
+
+    from .config import find_root, load_config
+
+    config = load_config(root.absolute() if root else find_root())
+    result = read_notebook(config.layout, role, config.limits)
+    out = sys.stdout
+    if as_json:
+        out.write(json.dumps(result.to_dict(), ensure_ascii=False, indent=2) + "\n")
+        return 0
+    out.flush()
+    data = result.data
+    if data and not data.endswith(b"\n"):
+        data += b"\n"
+    alerts = "".join(f"rolebook: {a}\n" for a in result.alerts)
+    if data and alerts:
+        alerts = "\n" + alerts
+    out.buffer.write(data + alerts.encode("utf-8"))
+    out.buffer.flush()
+    return 0
+
+
+def _fast_read(args: list[str]) -> int | None:
+    """Answer `[--root DIR] [--as ROLE] read ROLE [--json]`, or None to leave it to typer."""
+    root: str | None = None
+    i = 0
+    while i < len(args) and args[i] != "read":
+        opt, eq, value = args[i].partition("=")
+        if opt not in ("--root", "--as", "--session"):
+            return None
+        if not eq:
+            if i + 1 >= len(args):
+                return None
+            value = args[i + 1]
+            i += 1
+        if opt == "--root":
+            root = value
+        i += 1
+    rest = args[i + 1 :]
+    if i >= len(args) or not rest:
+        return None
+    role, *flags = rest
+    if role.startswith("-") or any(f != "--json" for f in flags):
+        return None
+    try:
+        return run_read(Path(root) if root else None, role, bool(flags))
+    except RolebookError as exc:
+        sys.stderr.write(f"rolebook: {exc}\n")
+        return exc.exit_code
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    code = _fast_read(args)
+    if code is not None:
+        return code
+    from .cli import run
+
+    return run(args)

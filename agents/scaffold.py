@@ -1,0 +1,105 @@
+"""`rolebook init`: the files a root needs, written once. A second run changes no byte."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from rolebook.notebook.fsutil import atomic_write
+from rolebook.notebook.layout import check_role
+from rolebook.notebook.markdown import new_notebook_text
+
+from .config import CONFIG_NAME, DEFAULT_CONFIG, Config, load_config
+
+PROTOCOL = """\
+# Memory protocol (rolebook)
+
+You work in a role (coder, designer, qa, ...) that keeps a memory between sessions.
+It has three parts: a short notebook you read whole, an archive that keeps everything
+that left the notebook, and rules in CLAUDE.md / AGENTS.md for mistakes that kept
+coming back.
+
+1. Before you start work, read your notebook:
+   `rolebook read ROLE`
+   Follow what it says; it is what earlier sessions of your role learned.
+2. Before you repeat work, or when something fails, look for what is already known:
+   `rolebook read ROLE --task "what you are about to do"` or `rolebook search "words"`.
+3. Before you finish, write what this session taught, one line each:
+   `rolebook update ROLE --mistake "what went wrong and what to do instead" \\
+       --learning "a fact that will save time next session" --log "TASK-ID: what you did"`
+   Be specific and reusable. Do not restate what the notebook already says.
+4. Edit the notebook only through rolebook, and never edit the archive: rolebook
+   keeps the notebook within its limits and moves what leaves it to the archive.
+"""
+
+
+@dataclass(slots=True)
+class InitResult:
+    """What `init` wrote, relative to the root."""
+
+    root: Path
+    created: list[str] = field(default_factory=list)
+    updated: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, object]:
+        return {"root": str(self.root), "created": self.created, "updated": self.updated}
+
+
+def init(root: Path, roles: list[str]) -> InitResult:
+    """Create the config, notebooks, archive folder, protocol and git settings.
+
+    Raises:
+        RoleError: a role name that is not valid (checked before anything is written).
+        ConfigError: an existing rolebook.yaml that cannot be used.
+    """
+    for role in roles:
+        check_role(role)
+    result = InitResult(root)
+    config_path = root / CONFIG_NAME
+    if not config_path.exists():
+        _create(config_path, DEFAULT_CONFIG, result)
+    config = load_config(root)
+    for role in roles:
+        _create(config.layout.notebook_path(role), new_notebook_text(role), result)
+        _create(config.layout.archive_path(role), "", result)
+    _create(config.protocol, PROTOCOL, result)
+    _ensure_line(root / ".gitattributes", f"{_rel(config, config.layout.archive)}/*.jsonl merge=union", result)
+    _ensure_line(root / ".gitignore", f"/{_rel(config, config.layout.derived)}/", result)
+    return result
+
+
+def _rel(config: Config, path: Path) -> str:
+    try:
+        return path.relative_to(config.root).as_posix()
+    except ValueError:
+        return path.as_posix()
+
+
+def _create(path: Path, text: str, result: InitResult) -> None:
+    if path.exists():
+        return
+    atomic_write(path, text.encode("utf-8"))
+    result.created.append(_display(path, result.root))
+
+
+def _ensure_line(path: Path, line: str, result: InitResult) -> None:
+    """Add `line` to a text file unless it is there, keeping the file's line endings."""
+    try:
+        text = path.read_bytes().decode("utf-8")
+    except FileNotFoundError:
+        _create(path, line + "\n", result)
+        return
+    if line in (ln.strip() for ln in text.splitlines()):
+        return
+    newline = "\r\n" if "\r\n" in text else "\n"
+    sep = "" if not text or text.endswith(("\n", "\r")) else newline
+    atomic_write(path, (text + sep + line + newline).encode("utf-8"))
+    result.updated.append(_display(path, result.root))
+
+
+def _display(path: Path, root: Path) -> str:
+    try:
+        return os.path.relpath(path, root)
+    except ValueError:
+        return str(path)

@@ -1,0 +1,170 @@
+"""The archive: an append-only JSONL journal per role (DESIGN.md section 4).
+
+Every entry written through rolebook is journalled here first as `added`; whatever
+leaves a notebook is journalled as `pruned`, `recurred`, `promoted`, `obsolete`, ...
+before it leaves. Records are never rewritten. Unknown fields survive a read and a
+write. A malformed line is reported as `path:line`, skipped, and left where it is.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+VERSION = 1
+
+#: Operations after which an entry is no longer in its notebook.
+LEAVING_OPS = frozenset({"pruned", "recurred", "promoted", "obsolete"})
+
+_FIELDS = ("v", "id", "op", "role", "section", "date", "text", "count", "tags", "at", "by", "session")
+
+
+@dataclass(frozen=True, slots=True)
+class ArchiveRecord:
+    """One journal line. `extra` holds fields this version does not know, kept as read."""
+
+    id: str
+    op: str
+    role: str
+    section: str
+    date: str
+    text: str
+    count: int = 1
+    tags: tuple[str, ...] = ()
+    at: str = ""
+    by: str | None = None
+    session: str | None = None
+    v: int = VERSION
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "v": self.v,
+            "id": self.id,
+            "op": self.op,
+            "role": self.role,
+            "section": self.section,
+            "date": self.date,
+            "text": self.text,
+            "count": self.count,
+        }
+        if self.tags:
+            out["tags"] = list(self.tags)
+        out["at"] = self.at
+        if self.by is not None:
+            out["by"] = self.by
+        if self.session is not None:
+            out["session"] = self.session
+        out.update((k, v) for k, v in self.extra.items() if k not in out)
+        return out
+
+    def to_line(self) -> str:
+        return json.dumps(self.to_dict(), ensure_ascii=False, separators=(",", ":")) + "\n"
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> ArchiveRecord:
+        """Raises: ValueError when a required field is missing or of the wrong type."""
+        for name in ("id", "op"):
+            if not isinstance(data.get(name), str) or not data[name]:
+                raise ValueError(f"field {name!r} missing or not a string")
+        count = data.get("count", 1)
+        if isinstance(count, bool) or not isinstance(count, int):
+            raise ValueError("field 'count' is not a whole number")
+        tags = data.get("tags") or ()
+        if not isinstance(tags, list | tuple) or not all(isinstance(t, str) for t in tags):
+            raise ValueError("field 'tags' is not a list of strings")
+        v = data.get("v", VERSION)
+        return cls(
+            id=data["id"],
+            op=data["op"],
+            role=str(data.get("role") or ""),
+            section=str(data.get("section") or data.get("category") or ""),
+            date=str(data.get("date") or ""),
+            text=str(data.get("text") or ""),
+            count=count,
+            tags=tuple(tags),
+            at=str(data.get("at") or ""),
+            by=data.get("by"),
+            session=data.get("session"),
+            v=v if isinstance(v, int) else VERSION,
+            extra={k: val for k, val in data.items() if k not in _FIELDS},
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class MalformedLine:
+    """A line of an archive that is not a record; reported, never dropped."""
+
+    path: str
+    line: int
+    reason: str
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line}: {self.reason}"
+
+
+def parse_line(text: str | bytes, path: str, line: int) -> ArchiveRecord | MalformedLine:
+    """One archive line as a record, or why it is not one."""
+    try:
+        data = json.loads(text)
+    except (ValueError, UnicodeDecodeError) as exc:
+        return MalformedLine(path, line, f"not JSON ({exc.__class__.__name__})")
+    if not isinstance(data, dict):
+        return MalformedLine(path, line, "not a JSON object")
+    try:
+        return ArchiveRecord.from_dict(data)
+    except ValueError as exc:
+        return MalformedLine(path, line, str(exc))
+
+
+def read_records(
+    path: Path, start: int = 0, first_line: int = 1
+) -> Iterator[tuple[int, int, ArchiveRecord | MalformedLine]]:
+    """(end offset, line number, record or malformed line) for each line from byte `start`.
+
+    `first_line` is the number of the line at `start`. A last line with no newline is
+    read only when it is a whole record: otherwise it may still be being written.
+    """
+    if not path.exists():
+        return
+    with open(path, "rb") as f:
+        if start:
+            f.seek(start)
+        offset, lineno = start, first_line - 1
+        for raw in f:
+            lineno += 1
+            item = parse_line(raw, str(path), lineno) if raw.strip() else None
+            if not raw.endswith(b"\n") and not isinstance(item, ArchiveRecord):
+                break
+            offset += len(raw)
+            if item is not None:
+                yield offset, lineno, item
+
+
+def append_records(path: Path, records: Iterable[ArchiveRecord]) -> int:
+    """Append records in one write and fsync them. Returns bytes written."""
+    data = "".join(r.to_line() for r in records).encode("utf-8")
+    if not data:
+        return 0
+    created = not path.exists()
+    if created:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "ab") as f:
+        if not created and f.tell() > 0:
+            with open(path, "rb") as r:
+                r.seek(-1, os.SEEK_END)
+                if r.read(1) != b"\n":
+                    # a line cut short by a crash keeps its own line; ours stays whole
+                    data = b"\n" + data
+        f.write(data)
+        f.flush()
+        os.fsync(f.fileno())
+    if created:
+        from .fsutil import fsync_dir
+
+        fsync_dir(path.parent)
+    return len(data)

@@ -1,0 +1,121 @@
+"""File-system edges of the write path: the role lock, fsync, atomic replace."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+from .errors import LockTimeout, RolebookError
+
+
+def fsync_dir(path: Path) -> None:
+    """Make a rename or a new file in `path` durable (a no-op where dirs can't be opened)."""
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def atomic_write(path: Path, data: bytes) -> None:
+    """Replace `path` with `data`: temp file in the same folder, fsync, rename, fsync dir.
+
+    A reader sees the old file or the new one, never a mix; a crash leaves the old one.
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        mode = path.stat().st_mode & 0o7777
+    except FileNotFoundError:
+        mode = 0o644 & ~_umask()
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.chmod(tmp, mode)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    fsync_dir(path.parent)
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+@contextlib.contextmanager
+def role_lock(path: Path, timeout: float = 30.0) -> Iterator[None]:
+    """Hold an exclusive lock on `path` (created if missing) for the block.
+
+    An OS lock (flock, or msvcrt on Windows): the kernel releases it when the holder
+    dies, so a killed writer never leaves a lock that blocks the next one.
+
+    Raises:
+        LockTimeout: the lock was still held by another process after `timeout` seconds.
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError as exc:
+        raise RolebookError(f"{path}: cannot open lock file: {exc.strerror}") from None
+    try:
+        deadline = time.monotonic() + timeout
+        delay = 0.001
+        while not _try_lock(fd):
+            if time.monotonic() >= deadline:
+                raise LockTimeout(f"{path}: another rolebook writer held this lock for {timeout:.0f}s")
+            time.sleep(delay)
+            delay = min(delay * 2, 0.05)
+        with contextlib.suppress(OSError):
+            os.ftruncate(fd, 0)
+            os.write(fd, f"{os.getpid()}\n".encode())
+        yield
+    finally:
+        _unlock(fd)
+        os.close(fd)
+
+
+if sys.platform == "win32":  # pragma: no cover - exercised on Windows only
+    import msvcrt
+
+    def _try_lock(fd: int) -> bool:
+        try:
+            os.lseek(fd, 0, os.SEEK_SET)
+            msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)
+            return True
+        except OSError:
+            return False
+
+    def _unlock(fd: int) -> None:
+        with contextlib.suppress(OSError):
+            os.lseek(fd, 0, os.SEEK_SET)
+            msvcrt.locking(fd, msvcrt.LK_UNLCK, 1)
+
+else:
+    import fcntl
+
+    def _try_lock(fd: int) -> bool:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return True
+        except BlockingIOError:
+            return False
+
+    def _unlock(fd: int) -> None:
+        with contextlib.suppress(OSError):
+            fcntl.flock(fd, fcntl.LOCK_UN)

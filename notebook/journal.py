@@ -1,0 +1,309 @@
+"""The one write path: everything that changes a notebook goes through `_transact`.
+
+    take the role's lock
+    -> read the notebook, bring the derived index up to the archive
+    -> finish a write a crash cut short (the pending file), journal hand-typed entries
+    -> apply the change, then the limits
+    -> note the pending change, append every record to the archive and fsync
+    -> replace the notebook atomically (temp, fsync, rename, fsync folder)
+
+A crash at any instant leaves every entry in the notebook or in the archive, or both;
+the pending file lets the next writer finish the interrupted change.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from . import read as readpath
+from .archive import LEAVING_OPS, ArchiveRecord, append_records
+from .errors import InputError, NoMatch, ScopeError
+from .fsutil import atomic_write, role_lock
+from .index import Index
+from .layout import Layout, check_role
+from .limits import Limits, frontmatter_limits, prune
+from .markdown import add_entries, entry_positions, new_notebook_text, parse, remove_parts, render
+from .model import Entry, Notebook, count_lines, normalize
+
+
+@dataclass(frozen=True, slots=True)
+class Writer:
+    """Who writes: provenance on every record, and the role a scoped writer may touch."""
+
+    by: str | None = None
+    session: str | None = None
+
+    def stamp(self) -> str:
+        return dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+@dataclass(frozen=True, slots=True)
+class WriteResult:
+    """What one write did to one role."""
+
+    role: str
+    path: Path
+    added: tuple[Entry, ...] = ()
+    duplicates: tuple[Entry, ...] = ()
+    left: tuple[tuple[str, Entry], ...] = ()
+    journalled: int = 0
+    lines: int = 0
+    cap: int | None = None
+    changed: bool = False
+
+    def count(self, op: str) -> int:
+        return sum(1 for o, _ in self.left if o == op)
+
+    def summary(self) -> str:
+        """One line: `coder: +3 entries, 2 pruned to the archive, 61/80 lines`."""
+        bits = [f"+{len(self.added)} {'entry' if len(self.added) == 1 else 'entries'}"]
+        if self.duplicates:
+            bits.append(f"{len(self.duplicates)} already recorded")
+        for op in ("obsolete", "pruned"):
+            if n := self.count(op):
+                bits.append(f"{n} {op} to the archive" if op == "pruned" else f"{n} made obsolete")
+        if self.journalled:
+            bits.append(f"{self.journalled} hand-written journalled")
+        cap = f"/{self.cap}" if self.cap is not None else ""
+        bits.append(f"{self.lines}{cap} lines")
+        return f"{self.role}: " + ", ".join(bits)
+
+    def to_dict(self) -> dict[str, Any]:
+        def entry(e: Entry) -> dict[str, Any]:
+            return {"id": e.id(self.role), "section": e.section, "date": e.date, "text": e.text, "count": e.count}
+
+        return {
+            "role": self.role,
+            "path": str(self.path),
+            "added": [entry(e) for e in self.added],
+            "duplicates": [entry(e) for e in self.duplicates],
+            "left": [dict(entry(e), op=op) for op, e in self.left],
+            "journalled": self.journalled,
+            "lines": self.lines,
+            "cap": self.cap,
+            "changed": self.changed,
+        }
+
+
+@dataclass(slots=True)
+class _Change:
+    notebook: Notebook
+    records: list[ArchiveRecord] = field(default_factory=list)
+    added: list[Entry] = field(default_factory=list)
+    duplicates: list[Entry] = field(default_factory=list)
+    left: list[tuple[str, Entry]] = field(default_factory=list)
+
+
+Plan = Callable[[Notebook, Index, "_Recorder"], _Change]
+
+
+@dataclass(frozen=True, slots=True)
+class _Recorder:
+    role: str
+    writer: Writer
+    at: str
+
+    def __call__(self, op: str, entry: Entry, **extra: Any) -> ArchiveRecord:
+        return ArchiveRecord(
+            id=entry.id(self.role),
+            op=op,
+            role=self.role,
+            section=entry.section,
+            date=entry.date,
+            text=entry.text,
+            count=entry.count,
+            at=self.at,
+            by=self.writer.by,
+            session=self.writer.session,
+            extra=extra,
+        )
+
+
+def update(layout: Layout, role: str, entries: Sequence[Entry], limits: Limits, writer: Writer) -> WriteResult:
+    """Add entries to a role's notebook (newest first), then apply its limits.
+
+    An entry already active, or already journalled and since gone, is not written twice;
+    one journalled but missing from the notebook (a write cut short) is put back.
+    """
+
+    def plan(nb: Notebook, index: Index, record: _Recorder) -> _Change:
+        change = _Change(nb)
+        first: dict[str, Entry] = {}
+        for e in entries:
+            if first.setdefault(e.id(role), e) is not e:
+                change.duplicates.append(e)  # the same entry twice in one batch
+        fresh = list(first.values())
+        active = {e.id(role) for e in nb.entries()}
+        states = index.states(first)
+        for e in fresh:
+            state = states.get(e.id(role))
+            if e.id(role) in active or (state is not None and state.op != "added"):
+                change.duplicates.append(e)
+                continue
+            if state is None:
+                change.records.append(record("added", e))
+            change.added.append(e)
+        change.notebook = add_entries(nb, change.added)
+        return change
+
+    return _transact(layout, role, limits, writer, plan)
+
+
+def tidy(layout: Layout, role: str, limits: Limits, writer: Writer) -> WriteResult:
+    """Apply limits to a notebook as it stands (after a hand edit, say)."""
+    return _transact(layout, role, limits, writer, lambda nb, index, record: _Change(nb))
+
+
+def tidy_check(layout: Layout, role: str, limits: Limits) -> WriteResult:
+    """What `tidy` would prune, writing nothing."""
+    path = layout.notebook_path(role)
+    text = readpath.load_text(layout, path)
+    nb = parse(text if text is not None else new_notebook_text(role))
+    effective = frontmatter_limits(nb, limits, str(path))
+    after, left = prune(nb, effective)
+    return WriteResult(
+        role,
+        path,
+        left=tuple(("pruned", e) for e in left),
+        lines=count_lines(render(after)),
+        cap=effective.lines,
+        changed=bool(left),
+    )
+
+
+def obsolete(layout: Layout, role: str, selector: str, limits: Limits, writer: Writer) -> WriteResult:
+    """Retire one active entry, by `#id` (a prefix will do) or by words of its text.
+
+    Raises:
+        NoMatch: no active entry matches.
+        InputError: several do; the message lists their ids.
+    """
+
+    def plan(nb: Notebook, index: Index, record: _Recorder) -> _Change:
+        found = find_active(nb, role, selector)
+        si, pi, entry = found
+        change = _Change(remove_parts(nb, {(si, pi)}))
+        change.records.append(record("obsolete", entry))
+        change.left.append(("obsolete", entry))
+        return change
+
+    return _transact(layout, role, limits, writer, plan)
+
+
+def find_active(nb: Notebook, role: str, selector: str) -> tuple[int, int, Entry]:
+    """The one active entry a `#id` prefix or some words of its text select."""
+    selector = selector.strip()
+    if selector.startswith("#"):
+        prefix = selector[1:].lower()
+        if len(prefix) < 4:
+            raise InputError(f"{selector!r}: give at least 4 characters of the id")
+        hits = [x for x in entry_positions(nb) if x[2].id(role).startswith(prefix)]
+    else:
+        words = normalize(selector)
+        if not words:
+            raise InputError("say which entry: #ID or some words of its text")
+        hits = [x for x in entry_positions(nb) if words in normalize(x[2].text)]
+    if not hits:
+        raise NoMatch(f"{role}: no active entry matches {selector!r}")
+    if len(hits) > 1:
+        listed = "; ".join(f"#{e.id(role)} {e.text[:40]!r}" for _, _, e in hits[:5])
+        raise InputError(f"{selector!r} matches {len(hits)} entries, name one by id: {listed}")
+    return hits[0]
+
+
+def _transact(layout: Layout, role: str, base: Limits, writer: Writer, plan: Plan) -> WriteResult:
+    check_role(role)
+    if writer.by is not None and writer.by != role:
+        raise ScopeError(f"writer is scoped to role {writer.by!r} and may not write to {role!r}")
+    path = layout.notebook_path(role)
+    pending = layout.derived / "pending" / f"{role}.json"
+    with role_lock(layout.lock_path(role)):
+        text = readpath.load_text(layout, path)
+        nb = parse(text if text is not None else new_notebook_text(role))
+        limits = frontmatter_limits(nb, base, str(path))
+        record = _Recorder(role, writer, writer.stamp())
+        with Index(layout) as index:
+            index.sync(role)
+            nb = _finish_pending(nb, role, pending, index)
+            records = _journal_hand_entries(nb, role, index, record)
+            change = plan(nb, index, record)
+            records += change.records
+            after, pruned = prune(change.notebook, limits)
+            records += [record("pruned", e) for e in pruned]
+            change.left += [("pruned", e) for e in pruned]
+            new_text = render(after)
+            changed = new_text != text
+            if changed or records:
+                _write_pending(pending, change, role)
+                append_records(layout.archive_path(role), records)
+                if changed:
+                    atomic_write(layout.check_inside(path), new_text.encode("utf-8"))
+                index.sync(role)
+            readpath.store_alerts(layout, role, after, base, limits)
+            with contextlib.suppress(FileNotFoundError):
+                pending.unlink()
+    return WriteResult(
+        role,
+        path,
+        tuple(change.added),
+        tuple(change.duplicates),
+        tuple(change.left),
+        journalled=sum(1 for r in records if r.extra.get("origin") == "notebook"),
+        lines=count_lines(new_text),
+        cap=limits.lines,
+        changed=changed,
+    )
+
+
+def _journal_hand_entries(nb: Notebook, role: str, index: Index, record: _Recorder) -> list[ArchiveRecord]:
+    # Entries typed into the notebook by hand (or put back by hand after they left)
+    # are journalled the first time rolebook meets them, before they can be pruned.
+    active = {e.id(role): e for e in nb.entries()}
+    states = index.states(active)
+    return [
+        record("added", e, origin="notebook")
+        for i, e in active.items()
+        if (s := states.get(i)) is None or s.op != "added"
+    ]
+
+
+def _write_pending(pending: Path, change: _Change, role: str) -> None:
+    data = {
+        "add": [{"section": e.section, "date": e.date, "text": e.text, "count": e.count} for e in change.added],
+        "remove": [e.id(role) for _, e in change.left],
+    }
+    pending.parent.mkdir(parents=True, exist_ok=True)
+    pending.write_text(json.dumps(data), encoding="utf-8")
+
+
+def _finish_pending(nb: Notebook, role: str, pending: Path, index: Index) -> Notebook:
+    """Finish a write that a crash cut short between the archive and the notebook."""
+    try:
+        data = json.loads(pending.read_text(encoding="utf-8"))
+        adds = [Entry(a["section"], a["date"], a["text"], int(a["count"])) for a in data["add"]]
+        removes = set(data["remove"])
+    except FileNotFoundError:
+        return nb
+    except (ValueError, KeyError, TypeError, OSError):
+        return nb  # unreadable: the archive still holds everything, nothing to finish
+    states = index.states([*removes, *(e.id(role) for e in adds)])
+    gone = {
+        (si, pi)
+        for si, pi, e in entry_positions(nb)
+        if e.id(role) in removes and (s := states.get(e.id(role))) is not None and s.op in LEAVING_OPS
+    }
+    nb = remove_parts(nb, gone)
+    active = {e.id(role) for e in nb.entries()}
+    back = [
+        e for e in adds if e.id(role) not in active and (s := states.get(e.id(role))) is not None and s.op == "added"
+    ]
+    return add_entries(nb, back)
+
+
+__all__ = ["WriteResult", "Writer", "find_active", "obsolete", "tidy", "tidy_check", "update"]

@@ -1,0 +1,69 @@
+"""Where a root keeps its files (DESIGN.md section 2), and role names made safe."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from .errors import RoleError
+from .model import is_role
+
+_DEVICE_NAMES = {"con", "prn", "aux", "nul"} | {f"{d}{n}" for d in ("com", "lpt") for n in range(10)}
+
+
+def check_role(role: str) -> str:
+    """The role name, if it is safe to build a path from.
+
+    Raises:
+        RoleError: anything but `[a-z0-9][a-z0-9_-]{0,63}`, or a Windows device name.
+    """
+    if not is_role(role) or role in _DEVICE_NAMES:
+        shown = repr(role) if len(role) <= 70 else repr(role[:67] + "...")
+        raise RoleError(
+            f"invalid role name {shown}: use 1-64 lowercase letters, digits, '-' or '_', "
+            "starting with a letter or digit (e.g. coder, qa, ui-designer)"
+        )
+    return role
+
+
+@dataclass(frozen=True, slots=True)
+class Layout:
+    """The folders of one rolebook root."""
+
+    root: Path
+    memory: Path
+    archive: Path
+    derived: Path
+
+    @classmethod
+    def default(cls, root: Path) -> Layout:
+        state = root / "agents" / "state"
+        return cls(root, state / "memory", state / "archive", state / ".rolebook")
+
+    def notebook_path(self, role: str) -> Path:
+        return self.memory / f"{check_role(role)}.md"
+
+    def archive_path(self, role: str) -> Path:
+        return self.archive / f"{check_role(role)}.jsonl"
+
+    def lock_path(self, role: str) -> Path:
+        return self.derived / "locks" / f"{check_role(role)}.lock"
+
+    def roles(self) -> list[str]:
+        """Roles that have a notebook or an archive, sorted."""
+        found: set[str] = set()
+        for folder, suffix in ((self.memory, ".md"), (self.archive, ".jsonl")):
+            if folder.is_dir():
+                found.update(p.name[: -len(suffix)] for p in folder.iterdir() if p.name.endswith(suffix))
+        return sorted(r for r in found if is_role(r))
+
+    def check_inside(self, path: Path) -> Path:
+        """`path`, unless a symlink takes it outside the root.
+
+        Raises:
+            RoleError: the file resolves to a place outside the root.
+        """
+        real = path.resolve()
+        if not real.is_relative_to(self.root.resolve()):
+            raise RoleError(f"{path}: refusing a file that resolves outside the root ({real})")
+        return path

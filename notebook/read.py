@@ -1,0 +1,168 @@
+"""The session-start read: the notebook as it is on disk, then at most five alerts.
+
+This is the hot path (every agent session starts here), so it imports nothing heavy:
+the alerts are cached in the derived folder under the notebook's file signature, and
+the markdown parser is loaded only when a hand edit made the cache stale.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .errors import ConfigError, InputError
+from .layout import Layout
+
+if TYPE_CHECKING:
+    from .limits import Limits
+    from .model import Notebook
+
+MAX_ALERTS = 5
+_CACHE_VERSION = 1
+
+
+@dataclass(frozen=True, slots=True)
+class ReadResult:
+    """A notebook as read at session start."""
+
+    role: str
+    path: Path
+    exists: bool
+    data: bytes = b""
+    alerts: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        text = self.data.decode("utf-8", errors="replace")
+        return {
+            "role": self.role,
+            "path": str(self.path),
+            "exists": self.exists,
+            "text": text,
+            "lines": _count_lines(text),
+            "alerts": self.alerts,
+        }
+
+
+def load_text(layout: Layout, path: Path) -> str | None:
+    """A notebook's text, or None if it does not exist yet.
+
+    Raises:
+        InputError: the file is not UTF-8 (names the line), or resolves outside the root.
+    """
+    if path.is_symlink():
+        layout.check_inside(path)
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        return None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise InputError("not UTF-8 text; fix or remove the bad bytes", path, line) from None
+
+
+def read_notebook(layout: Layout, role: str, limits: Limits) -> ReadResult:
+    """The role's notebook bytes and its alerts (from the cache when it is fresh)."""
+    path = layout.notebook_path(role)
+    if path.is_symlink():
+        layout.check_inside(path)
+    try:
+        data = path.read_bytes()
+        st = os.stat(path)
+    except FileNotFoundError:
+        return ReadResult(
+            role,
+            path,
+            False,
+            alerts=[
+                f'no notebook for {role} yet: `rolebook update {role} --learning "..."` creates it',
+            ],
+        )
+    sig = [st.st_size, st.st_mtime_ns, st.st_ino]
+    alerts = _cached(layout, role, sig, limits)
+    if alerts is None:
+        alerts = _alerts_from_bytes(role, path, data, limits)
+        _store(layout, role, sig, limits, alerts)
+    return ReadResult(role, path, True, data, alerts)
+
+
+def alerts_for(role: str, path: Path, nb: Notebook, base: Limits) -> list[str]:
+    """The alerts a read shows for this notebook: limits broken, limits unreachable."""
+    from .limits import frontmatter_limits, overflow, prune
+    from .markdown import render
+    from .model import count_lines
+
+    alerts = []
+    try:
+        limits = frontmatter_limits(nb, base, str(path))
+    except ConfigError as exc:
+        alerts.append(f"{exc}; the defaults apply until it is fixed")
+        limits = base
+    problems = overflow(nb, limits)
+    if problems:
+        alerts.append(f"over its limits ({'; '.join(problems)}): `rolebook tidy {role}` prunes to the archive")
+    after, _ = prune(nb, limits)
+    lines = count_lines(render(after))
+    if limits.lines is not None and lines > limits.lines:
+        alerts.append(
+            f"{lines} lines even after pruning, over the cap of {limits.lines}: Feedback and text "
+            "rolebook does not manage are never pruned; shorten them by hand"
+        )
+    return alerts[:MAX_ALERTS]
+
+
+def store_alerts(layout: Layout, role: str, nb: Notebook, base: Limits, limits: Limits) -> None:
+    """Cache the alerts of a notebook just written, so the next read needs no parser."""
+    path = layout.notebook_path(role)
+    with contextlib.suppress(OSError):
+        st = os.stat(path)
+        _store(layout, role, [st.st_size, st.st_mtime_ns, st.st_ino], base, alerts_for(role, path, nb, base))
+
+
+def _alerts_from_bytes(role: str, path: Path, data: bytes, base: Limits) -> list[str]:
+    from .markdown import parse
+
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        return [f"{path}:{line}: not UTF-8 text; rolebook will not write this notebook until it is fixed"]
+    return alerts_for(role, path, parse(text), base)
+
+
+def _cache_path(layout: Layout, role: str) -> Path:
+    return layout.derived / "cache" / f"read-{role}.json"
+
+
+def _cached(layout: Layout, role: str, sig: list[int], limits: Limits) -> list[str] | None:
+    try:
+        with open(_cache_path(layout, role), encoding="utf-8") as f:
+            data = json.load(f)
+        if data["v"] == _CACHE_VERSION and data["sig"] == sig and data["limits"] == limits.to_dict():
+            alerts = data["alerts"]
+            if isinstance(alerts, list) and all(isinstance(a, str) for a in alerts):
+                return alerts
+    except (OSError, ValueError, KeyError, TypeError):
+        pass
+    return None
+
+
+def _store(layout: Layout, role: str, sig: list[int], limits: Limits, alerts: list[str]) -> None:
+    path = _cache_path(layout, role)
+    data = {"v": _CACHE_VERSION, "sig": sig, "limits": limits.to_dict(), "alerts": alerts}
+    with contextlib.suppress(OSError):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        tmp.write_text(json.dumps(data), encoding="utf-8")
+        os.replace(tmp, path)
+
+
+def _count_lines(text: str) -> int:
+    from .model import count_lines
+
+    return count_lines(text)
