@@ -28,7 +28,15 @@ from .fsutil import atomic_write, role_lock
 from .index import Index
 from .layout import Layout, check_role
 from .limits import Limits, frontmatter_limits, prune
-from .markdown import add_entries, entry_positions, new_notebook_text, parse, remove_parts, render
+from .markdown import (
+    add_entries,
+    entry_positions,
+    hidden_entry_line,
+    new_notebook_text,
+    parse,
+    remove_parts,
+    render,
+)
 from .model import Entry, Notebook, count_lines, normalize
 
 
@@ -186,9 +194,9 @@ def obsolete(layout: Layout, role: str, selector: str, limits: Limits, writer: W
     """
 
     def plan(nb: Notebook, index: Index, record: _Recorder) -> _Change:
-        found = find_active(nb, role, selector)
-        si, pi, entry = found
-        change = _Change(remove_parts(nb, {(si, pi)}))
+        entry = find_active(nb, role, selector)[2]
+        copies = {(si, pi) for si, pi, e in entry_positions(nb) if e.id(role) == entry.id(role)}
+        change = _Change(remove_parts(nb, copies))
         change.records.append(record("obsolete", entry))
         change.left.append(("obsolete", entry))
         return change
@@ -211,7 +219,7 @@ def find_active(nb: Notebook, role: str, selector: str) -> tuple[int, int, Entry
         hits = [x for x in entry_positions(nb) if words in normalize(x[2].text)]
     if not hits:
         raise NoMatch(f"{role}: no active entry matches {selector!r}")
-    if len(hits) > 1:
+    if len({e.id(role) for _, _, e in hits}) > 1:
         listed = "; ".join(f"#{e.id(role)} {e.text[:40]!r}" for _, _, e in hits[:5])
         raise InputError(f"{selector!r} matches {len(hits)} entries, name one by id: {listed}")
     return hits[0]
@@ -237,8 +245,16 @@ def _transact(layout: Layout, role: str, base: Limits, writer: Writer, plan: Pla
             after, pruned = prune(change.notebook, limits)
             records += [record("pruned", e) for e in pruned]
             change.left += [("pruned", e) for e in pruned]
+            records += _still_active(after, role, records, record)
             new_text = render(after)
             changed = new_text != text
+            if changed and (line := hidden_entry_line(after, new_text)) is not None:
+                raise InputError(
+                    "an unclosed code fence or HTML block above this line would hide the entries "
+                    "written here; close it by hand (nothing was written)",
+                    path,
+                    line,
+                )
             if changed or records:
                 _write_pending(pending, change, role)
                 append_records(layout.archive_path(role), records)
@@ -271,6 +287,13 @@ def _journal_hand_entries(nb: Notebook, role: str, index: Index, record: _Record
         for i, e in active.items()
         if (s := states.get(i)) is None or s.op != "added"
     ]
+
+
+def _still_active(nb: Notebook, role: str, records: list[ArchiveRecord], record: _Recorder) -> list[ArchiveRecord]:
+    # The journal's last word on every entry still in the notebook must be `added`; a
+    # copy of an entry typed twice can leave while the other copy stays.
+    last = {r.id: r.op for r in records}
+    return [record("added", e, origin="notebook") for e in nb.entries() if last.get(e.id(role)) in LEAVING_OPS]
 
 
 def _write_pending(pending: Path, change: _Change, role: str) -> None:

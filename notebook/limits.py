@@ -77,7 +77,8 @@ def frontmatter_limits(nb: Notebook, base: Limits, path: str | None = None) -> L
         meta = YAMLHandler().load(body)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
-        line = mark.line + 2 if mark is not None else 1
+        # an unclosed construct is reported at the end of the YAML: keep to its lines
+        line = min(mark.line + 2, span - 1) if mark is not None else 1
         problem = getattr(exc, "problem", None) or "invalid YAML"
         raise ConfigError(f"frontmatter is not YAML: {problem}", path, line) from None
     if meta is None:

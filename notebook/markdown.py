@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import replace
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from .model import SECTIONS, TITLES, Entry, Foreign, Notebook, Part, Section, section_key, split_count
+from .model import SECTIONS, TITLES, Entry, Foreign, Notebook, Part, Section, count_lines, section_key, split_count
 
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
@@ -254,3 +255,23 @@ def new_notebook_text(role: str, newline: str = "\n") -> str:
     for key in SECTIONS:
         out += [f"## {TITLES[key]}", ""]
     return newline.join(out[:-1]) + newline
+
+
+def hidden_entry_line(expected: Notebook, text: str) -> int | None:
+    """The 1-based line of the first entry of `expected` that parsing `text` would not see.
+
+    None when every entry parses back: the check that keeps an unclosed code fence or
+    HTML block in a notebook from swallowing entries written below it.
+    """
+    seen = Counter((e.section, e.date, e.text, e.count) for e in parse(text).entries())
+    line = count_lines(expected.head) + 1
+    for section in expected.sections:
+        line += count_lines(section.heading)
+        for part in section.parts:
+            if isinstance(part, Entry) and section.key is not None:
+                key = (part.section, part.date, part.text, part.count)
+                if seen[key] <= 0:
+                    return line
+                seen[key] -= 1
+            line += count_lines(part.raw)
+    return None

@@ -1,0 +1,209 @@
+"""The command line through typer's CliRunner: output, exit codes, errors, files untouched."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from rolebook.agents.cli import app
+from rolebook.agents.main import main
+from typer.testing import CliRunner
+
+runner = CliRunner()
+
+
+def rb(root: Path, *args: str, input: str | None = None) -> tuple[int, str, str]:
+    result = runner.invoke(app, ["--root", str(root), *args], input=input)
+    return result.exit_code, result.stdout, result.stderr
+
+
+def tree(root: Path) -> dict[str, bytes]:
+    """Every canonical file under the root (the derived folder left out)."""
+    return {
+        str(p.relative_to(root)): p.read_bytes()
+        for p in sorted(root.rglob("*"))
+        if p.is_file() and ".rolebook" not in p.parts
+    }
+
+
+def test_init_writes_everything_once_and_a_second_run_changes_no_byte(tmp_path: Path) -> None:
+    code, out, _ = rb(tmp_path, "init", "coder", "designer")
+    assert code == 0
+    files = tree(tmp_path)
+    assert set(files) == {
+        "rolebook.yaml",
+        ".gitattributes",
+        ".gitignore",
+        "agents/state/PROTOCOL.md",
+        "agents/state/memory/coder.md",
+        "agents/state/memory/designer.md",
+        "agents/state/archive/coder.jsonl",
+        "agents/state/archive/designer.jsonl",
+    }
+    assert files[".gitattributes"] == b"agents/state/archive/*.jsonl merge=union\n"
+    assert files[".gitignore"] == b"/agents/state/.rolebook/\n"
+    assert "created agents/state/memory/coder.md" in out
+    code, out, _ = rb(tmp_path, "init", "coder", "designer")
+    assert (code, tree(tmp_path)) == (0, files)
+    assert "nothing to do" in out
+
+
+def test_init_appends_to_existing_git_files_keeping_their_line_endings(tmp_path: Path) -> None:
+    (tmp_path / ".gitignore").write_bytes(b"node_modules/\r\n*.log")
+    rb(tmp_path, "init")
+    assert (tmp_path / ".gitignore").read_bytes() == b"node_modules/\r\n*.log\r\n/agents/state/.rolebook/\r\n"
+
+
+def test_init_refuses_a_bad_role_before_writing_anything(tmp_path: Path) -> None:
+    code, _, err = rb(tmp_path, "init", "coder", "../evil")
+    assert code == 2
+    assert "invalid role name '../evil'" in err
+    assert tree(tmp_path) == {}
+
+
+def test_read_prints_the_file_as_it_is_then_alerts(tmp_path: Path) -> None:
+    rb(tmp_path, "init", "coder")
+    path = tmp_path / "agents/state/memory/coder.md"
+    text = "# coder\n\n## Mistakes\n" + "".join(f"- [2026-01-{d:02d}] m{d}\n" for d in range(1, 23))
+    path.write_text(text)
+    code, out, _ = rb(tmp_path, "read", "coder")
+    assert code == 0
+    assert out.startswith(text)
+    alerts = out[len(text) :].strip().splitlines()
+    assert alerts == [
+        "rolebook: over its limits (Mistakes has 22 entries, over its cap of 20): "
+        "`rolebook tidy coder` prunes to the archive"
+    ]
+
+
+def test_read_of_a_missing_notebook_is_not_an_error(tmp_path: Path) -> None:
+    code, out, _ = rb(tmp_path, "read", "qa")
+    assert code == 0
+    assert out == 'rolebook: no notebook for qa yet: `rolebook update qa --learning "..."` creates it\n'
+
+
+def test_read_json_gives_text_lines_and_alerts(tmp_path: Path) -> None:
+    rb(tmp_path, "update", "coder", "--learning", "x", "--date", "2026-01-01")
+    code, out, _ = rb(tmp_path, "read", "coder", "--json")
+    data = json.loads(out)
+    assert code == 0
+    assert data["exists"] and data["alerts"] == [] and "- [2026-01-01] x" in data["text"]
+    assert data["lines"] == data["text"].count("\n")
+
+
+def test_fast_read_and_typer_read_print_the_same(tmp_path: Path, capfdbinary: pytest.CaptureFixture[bytes]) -> None:
+    rb(tmp_path, "update", "coder", "-m", "caf\u00e9 ran twice", "--date", "2026-01-01")
+    typer_out = rb(tmp_path, "read", "coder")[1]
+    assert main(["--root", str(tmp_path), "read", "coder"]) == 0
+    assert capfdbinary.readouterr().out.decode("utf-8") == typer_out
+
+
+def test_update_summary_and_exit_codes(tmp_path: Path) -> None:
+    code, out, _ = rb(tmp_path, "update", "coder", "-m", "a", "-l", "b", "--log", "WQ-1: c", "--date", "2026-03-01")
+    assert (code, out) == (0, "coder: +3 entries, 12/80 lines\n")
+    code, out, _ = rb(tmp_path, "update", "coder", "-m", "a", "--date", "2026-03-01")
+    assert (code, out) == (1, "coder: +0 entries, 1 already recorded, 12/80 lines\n")
+
+
+def test_update_json_lists_ids_and_what_left(tmp_path: Path) -> None:
+    code, out, _ = rb(tmp_path, "update", "coder", "--feedback", "ship it", "--date", "2026-03-01", "--json")
+    data = json.loads(out)
+    assert code == 0
+    assert [(a["section"], a["text"], len(a["id"])) for a in data["added"]] == [("feedback", "ship it", 12)]
+
+
+def test_update_from_a_markdown_snippet_on_stdin(tmp_path: Path) -> None:
+    snippet = "## Mistakes\n- forgot the bleed\n- [2026-01-02] dated one\n\n## Session Log\n- WQ-9: done\n\nprose\n"
+    code, out, err = rb(tmp_path, "update", "designer", "--from", "-", "--date", "2026-02-01", input=snippet)
+    assert code == 0
+    assert out.startswith("designer: +3 entries")
+    assert "ignored 1 lines" in err
+    text = (tmp_path / "agents/state/memory/designer.md").read_text()
+    assert "- [2026-02-01] forgot the bleed\n- [2026-01-02] dated one\n" in text
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["update", "coder", "-m", "x", "--date", "2026-02-30"], "'2026-02-30' is not a date"),
+        (["update", "coder", "-m", "x" * 1001], "entry is 1001 characters, over the cap of 1000"),
+        (["update", "coder", "-m", "bell\x07"], "control character U+0007"),
+        (["update", "coder", "-m", "   "], "entry is empty"),
+        (["update", "Coder", "-m", "x"], "invalid role name 'Coder'"),
+        (["update", "con", "-m", "x"], "invalid role name 'con'"),
+        (["update", "coder"], "nothing to add"),
+        (["update", "coder", "--from", "missing.md"], "missing.md: no such file"),
+        (["--as", "designer", "update", "coder", "-m", "x"], "scoped to role 'designer'"),
+    ],
+)
+def test_bad_input_is_one_line_exit_2_and_no_file_changes(tmp_path: Path, args: list[str], message: str) -> None:
+    rb(tmp_path, "init", "coder")
+    before = tree(tmp_path)
+    code, out, err = rb(tmp_path, *args)
+    assert code == 2
+    assert out == ""
+    assert err.count("\n") == 1 and message in err
+    assert tree(tmp_path) == before
+
+
+def test_bad_frontmatter_names_file_and_line_and_changes_nothing(tmp_path: Path) -> None:
+    rb(tmp_path, "init", "coder")
+    path = tmp_path / "agents/state/memory/coder.md"
+    path.write_text("---\nlimits: {mistakes: [\n---\n## Mistakes\n")
+    before = tree(tmp_path)
+    code, _, err = rb(tmp_path, "update", "coder", "-m", "x")
+    assert code == 2
+    assert err.startswith(f"rolebook: {path}:2: frontmatter is not YAML")
+    assert tree(tmp_path) == before
+    code, out, _ = rb(tmp_path, "read", "coder")
+    assert code == 0 and "frontmatter is not YAML" in out.splitlines()[-1]
+
+
+def test_unreadable_config_is_an_error_naming_the_line(tmp_path: Path) -> None:
+    (tmp_path / "rolebook.yaml").write_text("version: 1\nlimits:\n  mistakes: lots\n")
+    code, _, err = rb(tmp_path, "update", "coder", "-m", "x")
+    assert code == 2
+    assert (
+        err == f"rolebook: {tmp_path / 'rolebook.yaml'}:2: "
+        "limit 'mistakes' must be a whole number >= 0 or null, not 'lots'\n"
+    )
+    (tmp_path / "rolebook.yaml").write_text("version: 1\nlimts: {}\n")
+    assert "unknown setting 'limts'" in rb(tmp_path, "read", "coder")[2]
+
+
+def test_config_limits_apply(tmp_path: Path) -> None:
+    (tmp_path / "rolebook.yaml").write_text("limits: {mistakes: 1}\n")
+    rb(tmp_path, "update", "coder", "-m", "a", "--date", "2026-01-01")
+    _code, out, _ = rb(tmp_path, "update", "coder", "-m", "b", "--date", "2026-01-02")
+    assert out == "coder: +1 entry, 1 pruned to the archive, 10/80 lines\n"
+
+
+def test_tidy_check_exits_1_when_a_hand_edit_breaks_the_limits_and_tidy_fixes_it(tmp_path: Path) -> None:
+    rb(tmp_path, "init", "coder", "qa")
+    path = tmp_path / "agents/state/memory/coder.md"
+    path.write_text("## Session Log\n" + "".join(f"- [2026-01-{d:02d}] s{d}\n" for d in range(1, 18)))
+    before = tree(tmp_path)
+    code, out, _ = rb(tmp_path, "tidy", "--check")
+    assert code == 1
+    assert out == "coder: would prune 2, 16/80 lines\nqa: within limits, 9/80 lines\n"
+    assert tree(tmp_path) == before
+    code, out, _ = rb(tmp_path, "tidy")
+    assert code == 0
+    assert out.splitlines()[0] == "coder: +0 entries, 2 pruned to the archive, 17 hand-written journalled, 16/80 lines"
+    assert rb(tmp_path, "tidy", "--check")[0] == 0
+
+
+def test_obsolete_reports_and_exits_1_on_no_match(tmp_path: Path) -> None:
+    rb(tmp_path, "update", "coder", "-l", "node 16 is required", "--date", "2026-01-01")
+    code, out, _ = rb(tmp_path, "obsolete", "coder", "node 16")
+    assert code == 0 and out.startswith("coder: made obsolete #")
+    code, _, err = rb(tmp_path, "obsolete", "coder", "node 16")
+    assert code == 1 and "no active entry matches" in err
+
+
+def test_every_command_has_help_with_an_example() -> None:
+    for command in ("init", "read", "update", "tidy", "obsolete"):
+        result = runner.invoke(app, [command, "--help"])
+        assert result.exit_code == 0
+        assert "Example:" in result.stdout, command

@@ -1,0 +1,49 @@
+"""Shared fixtures: a fresh root in a temporary folder, the real-world corpus in place."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, settings
+from rolebook.notebook.layout import Layout
+from rolebook.notebook.limits import Limits
+
+settings.register_profile("default", max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.register_profile("long", max_examples=5000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
+
+PROJECT = Path(__file__).resolve().parent.parent
+CORPUS = PROJECT.parent / "shared" / "corpus"
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+
+
+@pytest.fixture
+def layout(tmp_path: Path) -> Layout:
+    return Layout.default(tmp_path)
+
+
+@pytest.fixture
+def limits() -> Limits:
+    return Limits()
+
+
+@pytest.fixture(autouse=True)
+def _no_ambient_rolebook_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("ROLEBOOK_ROOT", "ROLEBOOK_ROLE", "ROLEBOOK_SESSION"):
+        monkeypatch.delenv(name, raising=False)
+
+
+def _corpus(*parts: str) -> Path:
+    path = CORPUS.joinpath(*parts)
+    if not path.exists():
+        pytest.skip(f"the shared corpus is not beside this clone ({path})")
+    return path
+
+
+@pytest.fixture
+def corpus() -> Callable[..., Path]:
+    """A folder of ../shared/corpus, or a skip where this clone has none beside it."""
+    return _corpus
