@@ -1,0 +1,56 @@
+"""The README's commands work as written, through the installed `rolebook` command."""
+
+from __future__ import annotations
+
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+PROJECT = Path(__file__).resolve().parent.parent
+README = (PROJECT / "README.md").read_text(encoding="utf-8")
+
+
+def block_after(heading: str) -> list[str]:
+    section = README.split(f"\n## {heading}\n", 1)[1]
+    body = re.search(r"```sh\n(.*?)```", section, re.DOTALL)
+    assert body is not None
+    return [line for line in body.group(1).splitlines() if line.strip()]
+
+
+def installed_rolebook() -> str:
+    beside = Path(sys.executable).parent / "rolebook"
+    found = str(beside) if beside.exists() else shutil.which("rolebook")
+    assert found, "the rolebook command is not installed next to this Python"
+    return found
+
+
+def test_try_it_runs_as_written_through_the_installed_command(tmp_path: Path) -> None:
+    outputs = []
+    for line in block_after("Try it"):
+        argv = shlex.split(line)
+        assert argv[0] == "rolebook"
+        done = subprocess.run([installed_rolebook(), *argv[1:]], cwd=tmp_path, capture_output=True, text=True)
+        assert done.returncode == 0, (line, done.stderr)
+        assert done.stderr == ""
+        outputs.append(done.stdout)
+    notebook = outputs[3]
+    assert "- [2026-03-01] npm ci needs package-lock.json committed" in notebook
+    assert "ran the migration on prod; use the staging DB first" in notebook
+    assert outputs[4] == "coder: within limits, 12/80 lines\ndesigner: within limits, 9/80 lines\n"
+
+
+def test_ci_installs_and_tests_exactly_as_the_readme_says() -> None:
+    ci = (PROJECT / ".ci" / "run").read_text(encoding="utf-8")
+    for line in block_after("Set up") + block_after("Test"):
+        assert line in ci, line
+
+
+def test_python_dash_m_rolebook_is_the_same_command(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "rolebook", "--root", str(tmp_path), "read", "qa"], capture_output=True, text=True
+    )
+    assert done.returncode == 0
+    assert "no notebook for qa yet" in done.stdout
