@@ -251,7 +251,14 @@ def tidy_cmd(
     else:
         for r in results:
             if check:
-                state = f"would prune {r.count('pruned')}" if r.changed else "within limits"
+                over = r.cap is not None and r.lines > r.cap
+                state = (
+                    f"would prune {r.count('pruned')}"
+                    if r.changed
+                    else "over the line cap with nothing rolebook may prune (shorten it by hand)"
+                    if over
+                    else "within limits"
+                )
                 print(f"{r.role}: {state}, {r.lines}{'' if r.cap is None else f'/{r.cap}'} lines")
             else:
                 print(r.summary())

@@ -4,6 +4,11 @@ Section caps apply first, the oldest entries leaving; then, while the file is ov
 line cap, the oldest entry of any prunable section leaves, equal dates taken from
 Session Log, then Learnings, then Mistakes. A section whose cap is None is never
 pruned. What cannot be pruned is kept, and `overflow` says so.
+
+When the text that cannot be pruned (Feedback, text rolebook does not manage) passes
+the line cap by itself, the line cap prunes nothing: emptying the sections could not
+bring the file within the cap, and would only hide the newest entries from the next
+read. The section caps still bound the file; a person must shorten it by hand.
 """
 
 from __future__ import annotations
@@ -108,8 +113,9 @@ def prune(nb: Notebook, limits: Limits) -> tuple[Notebook, list[Entry]]:
                 left.append(entry)
     if limits.lines is not None:
         total = count_lines(render(nb)) - sum(e.line_count for e in left)
-        if total > limits.lines:
-            rest = [x for x in prunable if (x[0], x[1]) not in gone]
+        rest = [x for x in prunable if (x[0], x[1]) not in gone]
+        floor = total - sum(x[2].line_count for x in rest)  # what no pruning can remove
+        if limits.lines < total and floor <= limits.lines:
             rest.sort(key=lambda x: (x[2].date, _TIE_ORDER[x[2].section], -x[0], -x[1]))
             for si, pi, entry in rest:
                 if total <= limits.lines:

@@ -103,15 +103,18 @@ def alerts_for(role: str, path: Path, nb: Notebook, base: Limits) -> list[str]:
     except ConfigError as exc:
         alerts.append(f"{exc}; the defaults apply until it is fixed")
         limits = base
-    problems = overflow(nb, limits)
-    if problems:
-        alerts.append(f"over its limits ({'; '.join(problems)}): `rolebook tidy {role}` prunes to the archive")
-    after, _ = prune(nb, limits)
+    after, left = prune(nb, limits)
+    if left:
+        n = len(left)
+        alerts.append(
+            f"over its limits ({'; '.join(overflow(nb, limits))}): `rolebook tidy {role}` moves the "
+            f"{n} oldest {'entry' if n == 1 else 'entries'} to the archive"
+        )
     lines = count_lines(render(after))
     if limits.lines is not None and lines > limits.lines:
         alerts.append(
-            f"{lines} lines even after pruning, over the cap of {limits.lines}: Feedback and text "
-            "rolebook does not manage are never pruned; shorten them by hand"
+            f"{lines} lines, over the cap of {limits.lines}, with nothing more rolebook may prune: "
+            "Feedback and text it does not manage are never pruned; shorten them by hand"
         )
     return alerts[:MAX_ALERTS]
 

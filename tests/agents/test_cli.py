@@ -73,7 +73,7 @@ def test_read_prints_the_file_as_it_is_then_alerts(tmp_path: Path) -> None:
     alerts = out[len(text) :].strip().splitlines()
     assert alerts == [
         "rolebook: over its limits (Mistakes has 22 entries, over its cap of 20): "
-        "`rolebook tidy coder` prunes to the archive"
+        "`rolebook tidy coder` moves the 2 oldest entries to the archive"
     ]
 
 
@@ -207,3 +207,23 @@ def test_every_command_has_help_with_an_example() -> None:
         result = runner.invoke(app, [command, "--help"])
         assert result.exit_code == 0
         assert "Example:" in result.stdout, command
+
+
+def test_a_legacy_file_over_the_cap_with_nothing_prunable_keeps_new_entries_and_says_so(tmp_path: Path) -> None:
+    rb(tmp_path, "init", "coder")
+    path = tmp_path / "agents/state/memory/coder.md"
+    legacy = "# Lessons\n\n" + "".join(f"### L{i}\nA rule about something, kept as written.\n\n" for i in range(40))
+    path.write_text(legacy)
+    code, out, _ = rb(tmp_path, "tidy", "--check")
+    assert (code, out) == (
+        0,
+        "coder: over the line cap with nothing rolebook may prune (shorten it by hand), 122/80 lines\n",
+    )
+    code, out, _ = rb(tmp_path, "update", "coder", "-m", "forgot the linter", "--date", "2026-03-01")
+    assert out == "coder: +1 entry, 124/80 lines\n"
+    assert path.read_text() == legacy + "## Mistakes\n- [2026-03-01] forgot the linter\n"
+    alerts = [ln for ln in rb(tmp_path, "read", "coder")[1].splitlines() if ln.startswith("rolebook:")]
+    assert alerts == [
+        "rolebook: 124 lines, over the cap of 80, with nothing more rolebook may prune: "
+        "Feedback and text it does not manage are never pruned; shorten them by hand"
+    ]

@@ -62,6 +62,22 @@ def test_feedback_is_never_pruned_and_overflow_says_so() -> None:
     assert overflow(after, Limits(lines=10)) == [f"{count_lines(render(nb))} lines, over the cap of 10"]
 
 
+def test_line_cap_prunes_nothing_when_what_cannot_be_pruned_passes_it_alone() -> None:
+    prose = "## Notes\n" + "".join(f"line {i}\n" for i in range(90))
+    nb = parse(prose + "## Mistakes\n- [2026-01-01] the newest lesson\n")
+    after, left = prune(nb, Limits(lines=80))
+    assert left == []
+    assert [e.text for e in after.entries()] == ["the newest lesson"]
+
+
+def test_line_cap_prunes_when_pruning_can_reach_it() -> None:
+    prose = "## Notes\n" + "".join(f"line {i}\n" for i in range(75))
+    nb = parse(prose + "## Mistakes\n" + "".join(f"- [2026-01-{d:02d}] m{d}\n" for d in range(10, 0, -1)))
+    after, left = prune(nb, Limits(lines=80))
+    assert count_lines(render(after)) == 80
+    assert [e.text for e in left] == ["m1", "m2", "m3", "m4", "m5", "m6", "m7"]
+
+
 def test_a_null_cap_means_never_pruned() -> None:
     nb = parse(notebook(mistakes=[f"2026-01-{d:02d}" for d in range(1, 29)]))
     _, left = prune(nb, Limits(mistakes=None, lines=None))
