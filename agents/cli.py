@@ -217,7 +217,14 @@ def _read_input(source: str) -> str:
         raise InputError(f"cannot read: {exc.strerror}", source) from None
 
 
+def _warn(*results: WriteResult) -> None:
+    for result in results:
+        for warning in result.warnings:
+            sys.stderr.write(f"rolebook: warning: {warning}\n")
+
+
 def _report(result: WriteResult, as_json: bool) -> None:
+    _warn(result)
     if as_json:
         _print_json(result.to_dict())
     else:
@@ -246,6 +253,7 @@ def tidy_cmd(
     else:
         writer = g.writer()
         results = [tidy(config.layout, r, config.limits, writer) for r in roles]
+    _warn(*results)
     if as_json:
         _print_json([r.to_dict() for r in results])
     else:
@@ -287,6 +295,7 @@ def obsolete_cmd(
     g = _globals(ctx)
     config = g.config()
     result = obsolete(config.layout, check_role(role), selector, config.limits, g.writer())
+    _warn(result)
     if as_json:
         _print_json(result.to_dict())
     else:

@@ -86,8 +86,11 @@ class Index:
     def __exit__(self, *exc: object) -> None:
         self.db.close()
 
-    def sync(self, role: str) -> None:
-        """Read what was appended to the role's archive since the last sync."""
+    def sync(self, role: str) -> list[MalformedLine]:
+        """Read what was appended to the role's archive since the last sync.
+
+        Returns the malformed lines met for the first time, to be reported once.
+        """
         path = self.layout.archive_path(role)
         try:
             st = path.stat()
@@ -103,27 +106,29 @@ class Index:
             offset, lines = (row[2], row[3]) if row else (0, 0)
             if row and row[0] == size == offset and row[1] == mtime:
                 db.execute("COMMIT")
-                return
+                return []
             if row and (size < offset or _probe(path, offset) != (row[4], row[5])):
                 offset = lines = 0  # rewritten, not appended to: read it again
             if offset == 0:
                 db.execute("DELETE FROM state WHERE role=?", (role,))
                 db.execute("DELETE FROM malformed WHERE role=?", (role,))
-            rows, bad = [], []
+            rows: list[tuple[object, ...]] = []
+            bad: list[MalformedLine] = []
             for end, lineno, item in read_records(path, offset, lines + 1):
                 offset, lines = end, lineno
                 if isinstance(item, MalformedLine):
-                    bad.append((role, item.path, item.line, item.reason))
+                    bad.append(item)
                 else:
                     rows.append(_state_row(role, item))
             db.executemany("INSERT OR REPLACE INTO state VALUES (?,?,?,?,?,?,?)", rows)
-            db.executemany("INSERT INTO malformed VALUES (?,?,?,?)", bad)
+            db.executemany("INSERT INTO malformed VALUES (?,?,?,?)", [(role, b.path, b.line, b.reason) for b in bad])
             head, tail = _probe(path, offset)
             db.execute(
                 "INSERT OR REPLACE INTO sources VALUES (?,?,?,?,?,?,?)",
                 (role, size, mtime, offset, lines, head, tail),
             )
             db.execute("COMMIT")
+            return bad
         except BaseException:
             db.execute("ROLLBACK")
             raise

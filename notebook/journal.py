@@ -64,6 +64,7 @@ class WriteResult:
     lines: int = 0
     cap: int | None = None
     changed: bool = False
+    warnings: tuple[str, ...] = ()
 
     def count(self, op: str) -> int:
         return sum(1 for o, _ in self.left if o == op)
@@ -96,6 +97,7 @@ class WriteResult:
             "lines": self.lines,
             "cap": self.cap,
             "changed": self.changed,
+            "warnings": list(self.warnings),
         }
 
 
@@ -237,7 +239,7 @@ def _transact(layout: Layout, role: str, base: Limits, writer: Writer, plan: Pla
         limits = frontmatter_limits(nb, base, str(path))
         record = _Recorder(role, writer, writer.stamp())
         with Index(layout) as index:
-            index.sync(role)
+            warnings = [f"{bad}; skipped, and left in the archive as it is" for bad in index.sync(role)]
             nb = _finish_pending(nb, role, pending, index)
             records = _journal_hand_entries(nb, role, index, record)
             change = plan(nb, index, record)
@@ -274,6 +276,7 @@ def _transact(layout: Layout, role: str, base: Limits, writer: Writer, plan: Pla
         lines=count_lines(new_text),
         cap=limits.lines,
         changed=changed,
+        warnings=tuple(warnings),
     )
 
 

@@ -227,3 +227,18 @@ def test_a_legacy_file_over_the_cap_with_nothing_prunable_keeps_new_entries_and_
         "rolebook: 124 lines, over the cap of 80, with nothing more rolebook may prune: "
         "Feedback and text it does not manage are never pruned; shorten them by hand"
     ]
+
+
+def test_a_malformed_archive_line_is_reported_once_and_left_in_place(tmp_path: Path) -> None:
+    rb(tmp_path, "update", "coder", "-l", "a", "--date", "2026-01-01")
+    archive = tmp_path / "agents/state/archive/coder.jsonl"
+    with open(archive, "a") as f:
+        f.write("{broken\n")
+    code, _, err = rb(tmp_path, "update", "coder", "-l", "b", "--date", "2026-01-02")
+    assert code == 0
+    assert (
+        err
+        == f"rolebook: warning: {archive}:2: not JSON (JSONDecodeError); skipped, and left in the archive as it is\n"
+    )
+    assert archive.read_text().splitlines()[1] == "{broken"
+    assert rb(tmp_path, "update", "coder", "-l", "c", "--date", "2026-01-03")[2] == ""
