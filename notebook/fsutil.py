@@ -84,9 +84,29 @@ def role_lock(path: Path, timeout: float = 30.0) -> Iterator[None]:
         with contextlib.suppress(OSError):
             os.ftruncate(fd, 0)
             os.write(fd, f"{os.getpid()}\n".encode())
-        yield
+        try:
+            yield
+        finally:
+            # a clean release clears the pid: one left behind marks a writer that was killed
+            with contextlib.suppress(OSError):
+                os.ftruncate(fd, 0)
+            _unlock(fd)
     finally:
-        _unlock(fd)
+        os.close(fd)
+
+
+def lock_is_held(path: Path) -> bool:
+    """Whether some process holds the lock on `path` right now."""
+    try:
+        fd = os.open(path, os.O_RDWR)
+    except OSError:
+        return False
+    try:
+        if _try_lock(fd):
+            _unlock(fd)
+            return False
+        return True
+    finally:
         os.close(fd)
 
 

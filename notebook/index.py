@@ -1,15 +1,18 @@
-"""Derived state in SQLite: what each archive record says, kept up to date by offset.
+"""Derived state in SQLite: every archive record's last word, the notebooks' live entries,
+and an FTS5 index over both. Deleting the file loses nothing: it is rebuilt from the
+archives and notebooks, never the other way round.
 
 Archives are append-only, so the index remembers how far into each one it has read
-and reads only what was appended since: looking up the last op of an entry stays flat
-in archive size. A rewritten archive (a git merge, a hand edit) is noticed by its
-first and last bytes read and read again from the start. The file can be deleted at
-any time; it is rebuilt from the archives, never the other way round.
+and reads only what was appended since: a write or a lookup stays flat in archive
+size. A rewritten archive (a git merge, a hand edit) is noticed by its first and last
+bytes read and read again from the start. Notebooks are re-read when their size or
+mtime changes.
 """
 
 from __future__ import annotations
 
 import contextlib
+import json
 import sqlite3
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -17,17 +20,39 @@ from pathlib import Path
 
 from .archive import ArchiveRecord, MalformedLine, read_records
 from .layout import Layout
+from .model import Entry
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 _PROBE = 256  # bytes compared at the start and just before the offset
 
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS sources(
-    role TEXT PRIMARY KEY, size INTEGER, mtime_ns INTEGER, offset INTEGER, lines INTEGER, head BLOB, tail BLOB);
-CREATE TABLE IF NOT EXISTS state(
-    id TEXT PRIMARY KEY, role TEXT, op TEXT, section TEXT, date TEXT, text TEXT, count INTEGER);
-CREATE INDEX IF NOT EXISTS state_role ON state(role, op);
-CREATE TABLE IF NOT EXISTS malformed(role TEXT, path TEXT, line INTEGER, reason TEXT);
+_SCHEMA = (
+    "CREATE TABLE sources(role TEXT PRIMARY KEY, size INTEGER, mtime_ns INTEGER, offset INTEGER, lines INTEGER,"
+    " head BLOB, tail BLOB)",
+    "CREATE TABLE notebooks(role TEXT PRIMARY KEY, size INTEGER, mtime_ns INTEGER)",
+    "CREATE TABLE docs(rowid INTEGER PRIMARY KEY, id TEXT UNIQUE NOT NULL, role TEXT NOT NULL, op TEXT NOT NULL,"
+    " section TEXT, date TEXT, text TEXT, count INTEGER, tags TEXT, ctx_hash TEXT, journalled INTEGER NOT NULL,"
+    " search TEXT, data TEXT)",
+    "CREATE INDEX docs_role ON docs(role, op)",
+    "CREATE TABLE active(role TEXT NOT NULL, id TEXT NOT NULL, PRIMARY KEY(role, id))",
+    "CREATE TABLE outcomes(role TEXT, ctx_hash TEXT, successes INTEGER, trials INTEGER, PRIMARY KEY(role, ctx_hash))",
+    "CREATE TABLE malformed(role TEXT, path TEXT, line INTEGER, reason TEXT)",
+    "CREATE VIRTUAL TABLE docs_fts USING fts5(text, search, content='docs', content_rowid='rowid',"
+    " tokenize='porter unicode61 remove_diacritics 2')",
+    "CREATE TRIGGER docs_ai AFTER INSERT ON docs BEGIN"
+    " INSERT INTO docs_fts(rowid, text, search) VALUES (new.rowid, new.text, new.search); END",
+    "CREATE TRIGGER docs_ad AFTER DELETE ON docs BEGIN"
+    " INSERT INTO docs_fts(docs_fts, rowid, text, search) VALUES ('delete', old.rowid, old.text, old.search); END",
+    "CREATE TRIGGER docs_au AFTER UPDATE ON docs BEGIN"
+    " INSERT INTO docs_fts(docs_fts, rowid, text, search) VALUES ('delete', old.rowid, old.text, old.search);"
+    " INSERT INTO docs_fts(rowid, text, search) VALUES (new.rowid, new.text, new.search); END",
+)
+
+_UPSERT = """
+INSERT INTO docs(id, role, op, section, date, text, count, tags, ctx_hash, journalled, search, data)
+VALUES (?,?,?,?,?,?,?,?,?,?,?,?)
+ON CONFLICT(id) DO UPDATE SET role=excluded.role, op=excluded.op, section=excluded.section,
+    date=excluded.date, text=excluded.text, count=excluded.count, tags=excluded.tags,
+    ctx_hash=excluded.ctx_hash, journalled=excluded.journalled, search=excluded.search, data=excluded.data
 """
 
 
@@ -62,11 +87,13 @@ class Index:
                 if db.execute("PRAGMA user_version").fetchone()[0] != SCHEMA_VERSION:
                     db.execute("BEGIN IMMEDIATE")
                     if db.execute("PRAGMA user_version").fetchone()[0] != SCHEMA_VERSION:
-                        for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type='table'").fetchall():
-                            db.execute(f'DROP TABLE IF EXISTS "{name}"')
-                        for statement in _SCHEMA.split(";"):
-                            if statement.strip():
-                                db.execute(statement)
+                        for kind, name in db.execute(
+                            "SELECT type, name FROM sqlite_master WHERE type IN ('table', 'view') "
+                            "AND name NOT LIKE 'sqlite_%' AND name NOT LIKE 'docs_fts_%'"
+                        ).fetchall():
+                            db.execute(f'DROP {kind.upper()} IF EXISTS "{name}"')
+                        for statement in _SCHEMA:
+                            db.execute(statement)
                         db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
                     db.execute("COMMIT")
                 return db
@@ -74,11 +101,15 @@ class Index:
                 db.close()
                 if attempt:
                     raise
-                # a corrupt derived file is thrown away and rebuilt from the archives
-                for suffix in ("", "-wal", "-shm"):
-                    with contextlib.suppress(FileNotFoundError):
-                        Path(str(self.path) + suffix).unlink()
+                self.remove(self.path)
         raise AssertionError("unreachable")
+
+    @staticmethod
+    def remove(path: Path) -> None:
+        """Delete an index file with its WAL; a corrupt one is thrown away and rebuilt."""
+        for suffix in ("", "-wal", "-shm"):
+            with contextlib.suppress(FileNotFoundError):
+                Path(str(path) + suffix).unlink()
 
     def __enter__(self) -> Index:
         return self
@@ -110,17 +141,16 @@ class Index:
             if row and (size < offset or _probe(path, offset) != (row[4], row[5])):
                 offset = lines = 0  # rewritten, not appended to: read it again
             if offset == 0:
-                db.execute("DELETE FROM state WHERE role=?", (role,))
+                db.execute("DELETE FROM docs WHERE role=? AND journalled=1", (role,))
+                db.execute("DELETE FROM outcomes WHERE role=?", (role,))
                 db.execute("DELETE FROM malformed WHERE role=?", (role,))
-            rows: list[tuple[object, ...]] = []
             bad: list[MalformedLine] = []
             for end, lineno, item in read_records(path, offset, lines + 1):
                 offset, lines = end, lineno
                 if isinstance(item, MalformedLine):
                     bad.append(item)
                 else:
-                    rows.append(_state_row(role, item))
-            db.executemany("INSERT OR REPLACE INTO state VALUES (?,?,?,?,?,?,?)", rows)
+                    self._apply(role, item)
             db.executemany("INSERT INTO malformed VALUES (?,?,?,?)", [(role, b.path, b.line, b.reason) for b in bad])
             head, tail = _probe(path, offset)
             db.execute(
@@ -133,13 +163,85 @@ class Index:
             db.execute("ROLLBACK")
             raise
 
+    def _apply(self, role: str, r: ArchiveRecord) -> None:
+        ctx_hash = r.extra.get("ctx_hash") if isinstance(r.extra.get("ctx_hash"), str) else None
+        search = " ".join(
+            str(v)
+            for v in (
+                r.section,
+                " ".join(r.tags),
+                r.extra.get("context"),
+                r.extra.get("command"),
+                (ctx_hash or "").replace("-", " "),
+            )
+            if v
+        )
+        self.db.execute(
+            _UPSERT,
+            (
+                r.id,
+                role,
+                r.op,
+                r.section,
+                r.date,
+                r.text,
+                r.count,
+                " ".join(r.tags),
+                ctx_hash,
+                1,
+                search,
+                json.dumps(r.to_dict(), ensure_ascii=False),
+            ),
+        )
+        outcome = r.extra.get("outcome")
+        if r.op == "logged" and ctx_hash and isinstance(outcome, str) and "/" in outcome:
+            k, _, n = outcome.partition("/")
+            if k.isdigit() and n.isdigit():
+                self.db.execute(
+                    "INSERT INTO outcomes VALUES (?,?,?,?) ON CONFLICT(role, ctx_hash) DO UPDATE SET "
+                    "successes = successes + excluded.successes, trials = trials + excluded.trials",
+                    (role, ctx_hash, int(k), int(n)),
+                )
+
+    def notebook_fresh(self, role: str, sig: tuple[int, int]) -> bool:
+        row = self.db.execute("SELECT size, mtime_ns FROM notebooks WHERE role=?", (role,)).fetchone()
+        return row is not None and tuple(row) == sig
+
+    def set_active(self, role: str, entries: Iterable[Entry], sig: tuple[int, int] | None) -> None:
+        """Record the entries now in the role's notebook (and the notebook's signature).
+
+        Entries not journalled yet (typed by hand) are indexed from the notebook itself.
+        """
+        db = self.db
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            db.execute("DELETE FROM active WHERE role=?", (role,))
+            db.execute("DELETE FROM docs WHERE role=? AND journalled=0", (role,))
+            for e in entries:
+                eid = e.id(role)
+                db.execute("INSERT OR IGNORE INTO active VALUES (?,?)", (role, eid))
+                db.execute(
+                    "INSERT OR IGNORE INTO docs(id, role, op, section, date, text, count, tags, ctx_hash, "
+                    "journalled, search, data) VALUES (?,?,?,?,?,?,?,?,?,0,?,NULL)",
+                    (eid, role, "added", e.section, e.date, e.text, e.count, "", None, e.section),
+                )
+            if sig is None:
+                db.execute("DELETE FROM notebooks WHERE role=?", (role,))
+            else:
+                db.execute("INSERT OR REPLACE INTO notebooks VALUES (?,?,?)", (role, *sig))
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+
     def states(self, ids: Iterable[str]) -> dict[str, EntryState]:
         """The archive's last word on each of these ids that it knows."""
         ids = list(dict.fromkeys(ids))
         out: dict[str, EntryState] = {}
         for chunk in _chunks(ids, 500):
             marks = ",".join("?" * len(chunk))
-            for row in self.db.execute(f"SELECT * FROM state WHERE id IN ({marks})", chunk):
+            sql = f"SELECT id, role, op, section, date, text, count FROM docs WHERE journalled=1 AND id IN ({marks})"
+            for row in self.db.execute(sql, chunk):
                 out[row[0]] = EntryState(*row)
         return out
 
@@ -150,9 +252,13 @@ class Index:
             sql, args = sql + " WHERE role=?", (role,)
         return [MalformedLine(*row) for row in self.db.execute(sql + " ORDER BY path, line", args)]
 
-
-def _state_row(role: str, r: ArchiveRecord) -> tuple[object, ...]:
-    return (r.id, role, r.op, r.section, r.date, r.text, r.count)
+    def forget_roles(self, keep: Iterable[str]) -> None:
+        """Drop what the index holds for roles whose files are gone."""
+        keep = set(keep)
+        known = {r for (r,) in self.db.execute("SELECT role FROM sources UNION SELECT role FROM notebooks")}
+        for role in known - keep:
+            for table in ("docs", "active", "outcomes", "malformed", "sources", "notebooks"):
+                self.db.execute(f"DELETE FROM {table} WHERE role=?", (role,))
 
 
 def _probe(path: Path, offset: int) -> tuple[bytes, bytes]:

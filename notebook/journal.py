@@ -119,6 +119,24 @@ class _Recorder:
     writer: Writer
     at: str
 
+    def record(
+        self, op: str, rid: str, section: str, date: str, text: str, tags: tuple[str, ...] = (), **extra: Any
+    ) -> ArchiveRecord:
+        """A record of something that is not a notebook entry (a stored item, an event)."""
+        return ArchiveRecord(
+            id=rid,
+            op=op,
+            role=self.role,
+            section=section,
+            date=date,
+            text=text,
+            tags=tags,
+            at=self.at,
+            by=self.writer.by,
+            session=self.writer.session,
+            extra=extra,
+        )
+
     def __call__(self, op: str, entry: Entry, **extra: Any) -> ArchiveRecord:
         return ArchiveRecord(
             id=entry.id(self.role),
@@ -228,9 +246,7 @@ def find_active(nb: Notebook, role: str, selector: str) -> tuple[int, int, Entry
 
 
 def _transact(layout: Layout, role: str, base: Limits, writer: Writer, plan: Plan) -> WriteResult:
-    check_role(role)
-    if writer.by is not None and writer.by != role:
-        raise ScopeError(f"writer is scoped to role {writer.by!r} and may not write to {role!r}")
+    _check_scope(role, writer)
     path = layout.notebook_path(role)
     pending = layout.derived / "pending" / f"{role}.json"
     with role_lock(layout.lock_path(role)):
@@ -263,6 +279,8 @@ def _transact(layout: Layout, role: str, base: Limits, writer: Writer, plan: Pla
                 if changed:
                     atomic_write(layout.check_inside(path), new_text.encode("utf-8"))
                 index.sync(role)
+            st = path.stat()
+            index.set_active(role, after.entries(), (st.st_size, st.st_mtime_ns))
             readpath.store_alerts(layout, role, after, base, limits)
             with contextlib.suppress(FileNotFoundError):
                 pending.unlink()
@@ -278,6 +296,30 @@ def _transact(layout: Layout, role: str, base: Limits, writer: Writer, plan: Pla
         changed=changed,
         warnings=tuple(warnings),
     )
+
+
+def append(
+    layout: Layout, role: str, writer: Writer, build: Callable[[Index, _Recorder], list[ArchiveRecord]]
+) -> list[ArchiveRecord]:
+    """The write path for records that do not touch the notebook (stored items, events).
+
+    Under the role's lock, with the index brought up to the archive, `build` decides
+    what to append (nothing, for a duplicate); the records are appended and fsynced.
+    """
+    _check_scope(role, writer)
+    with role_lock(layout.lock_path(role)), Index(layout) as index:
+        index.sync(role)
+        records = build(index, _Recorder(role, writer, writer.stamp()))
+        if records:
+            append_records(layout.archive_path(role), records)
+            index.sync(role)
+    return records
+
+
+def _check_scope(role: str, writer: Writer) -> None:
+    check_role(role)
+    if writer.by is not None and writer.by != role:
+        raise ScopeError(f"writer is scoped to role {writer.by!r} and may not write to {role!r}")
 
 
 def _journal_hand_entries(nb: Notebook, role: str, index: Index, record: _Recorder) -> list[ArchiveRecord]:
@@ -332,4 +374,4 @@ def _finish_pending(nb: Notebook, role: str, pending: Path, index: Index) -> Not
     return add_entries(nb, back)
 
 
-__all__ = ["WriteResult", "Writer", "find_active", "obsolete", "tidy", "tidy_check", "update"]
+__all__ = ["WriteResult", "Writer", "append", "find_active", "obsolete", "tidy", "tidy_check", "update"]

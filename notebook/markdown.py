@@ -188,7 +188,8 @@ def _add_to_section(nb: Notebook, key: str, new: list[Entry]) -> Notebook:
         if not _ends_line(heading):
             heading += nl
         first = 0
-        follows = parts[0].raw if parts else ""
+        later = nb.sections[where + 1].heading if where + 1 < len(nb.sections) else ""
+        follows = parts[0].raw if parts else later
         if follows.strip() and not follows.lstrip(" \r\n").startswith("#"):
             # a paragraph right under a new list item would become part of that item
             parts.insert(0, Foreign(nl))

@@ -109,11 +109,12 @@ def test_added_entries_parse_back_unless_the_check_names_the_line_that_hides_the
     entries = [Entry(section, "2030-01-01", body) for section, body in new]
     added = add_entries(nb, entries)
     rendered = render(added)
-    found = [(e.section, e.text) for e in parse(rendered).entries() if e.date == "2030-01-01"]
+    found = [(e.section, e.text, e.count) for e in parse(rendered).entries() if e.date == "2030-01-01"]
+    expected = sorted((e.section, e.text, e.count) for e in entries)
     if hidden_entry_line(added, rendered) is None:
-        assert sorted(found) == sorted((e.section, e.text) for e in entries)
+        assert sorted(found) == expected
     else:
-        assert sorted(found) != sorted((e.section, e.text) for e in entries)
+        assert sorted(found) != expected
     for part in (p for s in nb.sections for p in s.parts if isinstance(p, Foreign)):
         assert part.raw.rstrip("\r\n") in rendered
 
@@ -182,6 +183,13 @@ def test_missing_section_is_created_in_canonical_order() -> None:
         out == "# T\n\n## Mistakes\n- [2026-01-01] m\n\n"
         "## Learnings\n- [2026-01-02] l\n\n## Session Log\n- [2026-01-01] s\n"
     )
+
+
+def test_entry_added_above_a_setext_heading_does_not_swallow_it() -> None:
+    nb = parse("## Mistakes\nNotes\n---\n")
+    out = render(add_entries(nb, [Entry("mistakes", "2026-01-01", "new")]))
+    assert out == "## Mistakes\n- [2026-01-01] new\n\nNotes\n---\n"
+    assert [(e.text, e.count) for e in parse(out).entries()] == [("new", 1)]
 
 
 def test_entry_added_above_prose_does_not_swallow_it() -> None:

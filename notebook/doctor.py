@@ -1,0 +1,166 @@
+"""`rolebook doctor`: what is wrong with a root, and `--repair` for the derived state.
+
+Repair only ever rebuilds what is derived (index, caches, orphan lock files). It never
+changes a canonical file: a notebook over its limits or an interrupted write is
+reported with the command that deals with it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+from dataclasses import dataclass, field
+from typing import Any
+
+from .errors import RolebookError
+from .index import Index
+from .layout import Layout
+from .limits import Limits
+
+_FIXES = {
+    "over_cap": "`rolebook tidy ROLE` prunes to the archive",
+    "pending": "the next write to the role finishes it, or `rolebook tidy ROLE`",
+    "malformed": "left as they are: fix or delete the lines by hand; readers skip them",
+}
+
+
+@dataclass(slots=True)
+class Report:
+    """Findings, each a short line; `repaired` says what --repair did."""
+
+    roles: list[str] = field(default_factory=list)
+    malformed: list[str] = field(default_factory=list)
+    index: str = "fresh"
+    over_cap: list[str] = field(default_factory=list)
+    pending: list[str] = field(default_factory=list)
+    orphan_locks: list[str] = field(default_factory=list)
+    unreadable: list[str] = field(default_factory=list)
+    repaired: list[str] = field(default_factory=list)
+
+    @property
+    def healthy(self) -> bool:
+        return not (
+            self.malformed
+            or self.over_cap
+            or self.pending
+            or self.unreadable
+            or self.orphan_locks
+            or self.index != "fresh"
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "healthy": self.healthy,
+            "roles": self.roles,
+            "malformed_lines": self.malformed,
+            "index": self.index,
+            "over_cap": self.over_cap,
+            "pending_writes": self.pending,
+            "orphan_locks": self.orphan_locks,
+            "unreadable": self.unreadable,
+            "repaired": self.repaired,
+        }
+
+    def lines(self) -> list[str]:
+        out = [f"roles: {', '.join(self.roles) or 'none yet'}", f"index: {self.index}"]
+        out += [f"malformed archive line: {m}" for m in self.malformed]
+        if self.malformed:
+            out.append(f"  ({_FIXES['malformed']})")
+        out += [f"over its limits: {o} ({_FIXES['over_cap'].replace('ROLE', o.split(':')[0])})" for o in self.over_cap]
+        out += [f"interrupted write: {p} ({_FIXES['pending'].replace('ROLE', p)})" for p in self.pending]
+        out += [f"orphan lock file: {lock}" for lock in self.orphan_locks]
+        out += [f"unreadable: {u}" for u in self.unreadable]
+        out += [f"repaired: {r}" for r in self.repaired]
+        out.append("healthy" if self.healthy else "problems found")
+        return out
+
+
+def diagnose(layout: Layout, limits: Limits, repair: bool = False) -> Report:
+    """Check every role of the root; with `repair`, rebuild the derived state first."""
+    from .journal import tidy_check
+
+    report = Report(roles=layout.roles())
+    if repair:
+        _repair(layout, report)
+    report.index = _index_state(layout, report.roles)
+    with Index(layout) as index:
+        for role in report.roles:
+            index.sync(role)
+        report.malformed = [str(m) for m in index.malformed()]
+    for role in report.roles:
+        try:
+            result = tidy_check(layout, role, limits)
+        except RolebookError as exc:
+            report.unreadable.append(str(exc))
+            continue
+        if result.changed:
+            report.over_cap.append(f"{role}: {result.count('pruned')} entries over the caps")
+        if (layout.derived / "pending" / f"{role}.json").exists():
+            report.pending.append(role)
+    report.orphan_locks = [str(p) for p in _orphan_locks(layout)]
+    if repair and report.index == "missing":
+        report.index = "fresh"
+    return report
+
+
+def _index_state(layout: Layout, roles: list[str]) -> str:
+    path = layout.derived / "index.sqlite"
+    if not path.exists():
+        return "missing (rebuilt from the archives on the next search)"
+    try:
+        with Index(layout) as index:
+            stale = []
+            for role in roles:
+                row = index.db.execute("SELECT size, mtime_ns FROM sources WHERE role=?", (role,)).fetchone()
+                try:
+                    st = layout.archive_path(role).stat()
+                    sig = (st.st_size, st.st_mtime_ns)
+                except FileNotFoundError:
+                    sig = (0, 0)
+                if (row is None and sig != (0, 0)) or (row is not None and tuple(row) != sig):
+                    stale.append(role)
+    except Exception as exc:  # a corrupt file: say so, it is rebuilt when next opened
+        return f"unreadable ({exc.__class__.__name__}); rebuilt on the next search"
+    return f"behind the archives of {', '.join(stale)} (caught up on the next search)" if stale else "fresh"
+
+
+def _orphan_locks(layout: Layout) -> list[os.PathLike[str]]:
+    from .fsutil import lock_is_held
+
+    folder = layout.derived / "locks"
+    if not folder.is_dir():
+        return []
+    # a clean release empties the file; a pid left in one nobody holds is a killed writer's
+    return [p for p in sorted(folder.glob("*.lock")) if _dead_pid(p) and not lock_is_held(p)]
+
+
+def _dead_pid(lock: os.PathLike[str]) -> bool:
+    try:
+        with open(lock, encoding="utf-8") as f:
+            pid = int(f.read().strip() or 0)
+    except (OSError, ValueError):
+        return False
+    if pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:
+        return False
+    return False
+
+
+def _repair(layout: Layout, report: Report) -> None:
+    Index.remove(layout.derived / "index.sqlite")
+    shutil.rmtree(layout.derived / "cache", ignore_errors=True)
+    with Index(layout) as index:
+        from .search import refresh
+
+        refresh(layout, index)
+    report.repaired.append(f"rebuilt the index and caches in {layout.derived} from the archives and notebooks")
+    for lock in _orphan_locks(layout):
+        with contextlib.suppress(OSError):
+            os.unlink(lock)
+            report.repaired.append(f"removed orphan lock file {lock}")

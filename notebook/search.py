@@ -1,0 +1,326 @@
+"""Keyword search over everything a root remembers (DESIGN.md section 5).
+
+Before each query the index is brought up to the canonical files (archives by offset,
+notebooks by signature). Any text is a valid query: it is cut into words and each word
+is quoted, so FTS5 syntax in it (quotes, NEAR, *, -, parentheses) is only text. Ranking
+is BM25, then small boosts for recency and for a logged event's success rate.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import math
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from .errors import InputError
+from .index import Index
+from .layout import Layout
+
+MAX_QUERY_CHARS = 1000
+STATUSES = ("active", "archived", "promoted", "obsolete", "rule", "all")
+
+# Words too common to say what a query is about; dropped unless nothing else is left.
+_STOP = frozenset(
+    [
+        "a",
+        "an",
+        "and",
+        "are",
+        "as",
+        "at",
+        "be",
+        "been",
+        "but",
+        "by",
+        "can",
+        "could",
+        "do",
+        "does",
+        "for",
+        "from",
+        "had",
+        "has",
+        "have",
+        "how",
+        "i",
+        "if",
+        "in",
+        "into",
+        "is",
+        "it",
+        "its",
+        "me",
+        "my",
+        "of",
+        "on",
+        "or",
+        "our",
+        "so",
+        "than",
+        "that",
+        "the",
+        "their",
+        "them",
+        "then",
+        "there",
+        "these",
+        "they",
+        "this",
+        "to",
+        "was",
+        "we",
+        "were",
+        "what",
+        "when",
+        "where",
+        "which",
+        "while",
+        "who",
+        "why",
+        "will",
+        "with",
+        "would",
+        "you",
+        "your",
+    ]
+)
+_WORD = re.compile(r"\w+")
+_STATUS_SQL = (
+    "CASE WHEN a.id IS NOT NULL THEN 'active' WHEN d.op = 'promoted' THEN 'promoted' "
+    "WHEN d.op = 'obsolete' THEN 'obsolete' WHEN d.op = 'rule' THEN 'rule' ELSE 'archived' END"
+)
+_HALF_LIFE_DAYS = 180
+
+
+@dataclass(frozen=True, slots=True)
+class Query:
+    """A search: words, filters, and how many hits at most. Empty filters match all."""
+
+    text: str
+    roles: tuple[str, ...] = ()
+    sections: tuple[str, ...] = ()
+    tags: tuple[str, ...] = ()
+    statuses: tuple[str, ...] = ()  # empty: everything but obsolete
+    since: str | None = None
+    until: str | None = None
+    limit: int = 5
+    skip_active_of: str | None = None  # a role whose notebook the reader already has
+
+
+@dataclass(frozen=True, slots=True)
+class Hit:
+    """One remembered item that matched."""
+
+    id: str
+    role: str
+    section: str
+    status: str
+    op: str
+    date: str
+    text: str
+    count: int
+    tags: tuple[str, ...]
+    score: float
+    successes: int | None = None
+    trials: int | None = None
+    record: dict[str, Any] | None = None
+
+    def line(self) -> str:
+        """`[date] role/section: text (xN) #id`, on one line."""
+        text = " ".join(self.text.split())
+        if self.count > 1:
+            text += f" (x{self.count})"
+        if self.trials:
+            text += f" ({self.successes}/{self.trials} worked)"
+        status = "" if self.status in ("active", "archived") else f" [{self.status}]"
+        return f"[{self.date}] {self.role}/{self.section}: {text}{status} #{self.id}"
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "id": self.id,
+            "role": self.role,
+            "section": self.section,
+            "status": self.status,
+            "op": self.op,
+            "date": self.date,
+            "text": self.text,
+            "count": self.count,
+            "tags": list(self.tags),
+            "score": round(self.score, 4),
+        }
+        if self.trials:
+            out["successes"], out["trials"] = self.successes, self.trials
+        if self.record:
+            out["record"] = self.record
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class SearchResult:
+    hits: tuple[Hit, ...]
+    total: int
+    warnings: tuple[str, ...] = field(default=())
+
+
+def check_query(text: str) -> str:
+    """Raises InputError for an empty query or one over MAX_QUERY_CHARS characters."""
+    if not text.strip():
+        raise InputError('the query is empty: say what to look for, e.g. rolebook search "npm EACCES"')
+    if len(text) > MAX_QUERY_CHARS:
+        raise InputError(f"the query is {len(text)} characters, over the limit of {MAX_QUERY_CHARS}")
+    return text
+
+
+def match_expression(text: str) -> str | None:
+    """An FTS5 expression for any text: its words, each quoted, joined by OR."""
+    words = list(dict.fromkeys(w.casefold() for w in _WORD.findall(text)))
+    meaningful = [w for w in words if w not in _STOP] or words
+    if not meaningful:
+        return None
+    return " OR ".join(f'"{w}"' for w in meaningful[:64])
+
+
+def refresh(layout: Layout, index: Index) -> list[str]:
+    """Bring the index up to every archive and notebook. Returns warnings to show once."""
+    from .markdown import parse
+    from .read import load_text
+
+    roles = layout.roles()
+    warnings = []
+    for role in roles:
+        index.sync(role)
+        path = layout.notebook_path(role)
+        try:
+            st = path.stat()
+        except FileNotFoundError:
+            index.set_active(role, [], None)
+            continue
+        sig = (st.st_size, st.st_mtime_ns)
+        if index.notebook_fresh(role, sig):
+            continue
+        try:
+            text = load_text(layout, path)
+        except InputError as exc:
+            warnings.append(f"{exc}; its entries are not searched")
+            continue
+        index.set_active(role, parse(text or "").entries(), sig)
+    index.forget_roles(roles)
+    bad = index.malformed()
+    if bad:
+        more = f" ({len(bad) - 1} more: `rolebook doctor` lists them)" if len(bad) > 1 else ""
+        warnings.append(f"{bad[0]}; skipped, left in the archive as it is{more}")
+    return warnings
+
+
+def search(layout: Layout, query: Query, today: dt.date | None = None) -> SearchResult:
+    """The best hits for a query, after bringing the index up to the files.
+
+    Raises:
+        InputError: an empty or oversized query, an unknown status, a bad date.
+    """
+    from .intake import check_date
+
+    check_query(query.text)
+    for status in query.statuses:
+        if status not in STATUSES:
+            raise InputError(f"unknown status {status!r} (one of: {', '.join(STATUSES)})")
+    for value in (query.since, query.until):
+        if value is not None:
+            check_date(value)
+    with Index(layout) as index:
+        warnings = refresh(layout, index)
+        expression = match_expression(query.text)
+        if expression is None:
+            return SearchResult((), 0, tuple(warnings))
+        where, args = _filters(query)
+        base = (
+            "FROM docs_fts JOIN docs d ON d.rowid = docs_fts.rowid "
+            "LEFT JOIN active a ON a.role = d.role AND a.id = d.id "
+            "LEFT JOIN outcomes o ON o.role = d.role AND o.ctx_hash = d.ctx_hash "
+            f"WHERE docs_fts MATCH ? {where}"
+        )
+        total = index.db.execute(f"SELECT count(*) {base}", (expression, *args)).fetchone()[0]
+        rows = index.db.execute(
+            f"SELECT d.id, d.role, d.section, {_STATUS_SQL}, d.op, d.date, d.text, d.count, d.tags, "
+            f"bm25(docs_fts, 1.0, 0.4), o.successes, o.trials, d.data {base} "
+            "ORDER BY bm25(docs_fts, 1.0, 0.4) LIMIT ?",
+            (expression, *args, max(query.limit * 4, 50)),
+        ).fetchall()
+    today = today or dt.date.today()
+    hits = [_hit(row, today) for row in rows]
+    hits.sort(key=lambda h: -h.score)
+    return SearchResult(tuple(hits[: query.limit]), total, tuple(warnings))
+
+
+def _filters(query: Query) -> tuple[str, list[object]]:
+    sql: list[str] = []
+    args: list[object] = []
+    for column, values in (("d.role", query.roles), ("d.section", query.sections)):
+        if values:
+            sql.append(f"{column} IN ({','.join('?' * len(values))})")
+            args += values
+    for tag in query.tags:
+        sql.append("(' ' || d.tags || ' ') LIKE ?")
+        args.append(f"% {tag} %")
+    statuses = set(query.statuses)
+    if not statuses:
+        sql.append(f"{_STATUS_SQL} != 'obsolete'")
+    elif "all" not in statuses:
+        sql.append(f"{_STATUS_SQL} IN ({','.join('?' * len(statuses))})")
+        args += sorted(statuses)
+    if query.since:
+        sql.append("d.date >= ?")
+        args.append(query.since)
+    if query.until:
+        sql.append("d.date <= ?")
+        args.append(query.until)
+    if query.skip_active_of:
+        sql.append(f"NOT (d.role = ? AND {_STATUS_SQL} = 'active')")
+        args.append(query.skip_active_of)
+    return "".join(f" AND {s}" for s in sql), args
+
+
+def _hit(row: tuple[Any, ...], today: dt.date) -> Hit:
+    eid, role, section, status, op, date, text, count, tags, rank, successes, trials, data = row
+    try:
+        age = max((today - dt.date.fromisoformat(date)).days, 0)
+    except (TypeError, ValueError):
+        age = 10_000
+    boost = 1 + 0.15 * math.pow(0.5, age / _HALF_LIFE_DAYS)
+    if trials:
+        boost += 0.2 * ((successes + 1) / (trials + 2) - 0.5)
+    return Hit(
+        eid,
+        role,
+        section or "",
+        status,
+        op,
+        date or "",
+        text or "",
+        count or 1,
+        tuple((tags or "").split()),
+        -rank * boost,
+        successes,
+        trials,
+        json.loads(data) if data else None,
+    )
+
+
+def render_hits(result: SearchResult, budget: int) -> list[str]:
+    """Hit lines within `budget` tokens (characters / 4), then a line saying what was cut."""
+    room = budget * 4
+    lines: list[str] = []
+    for hit in result.hits:
+        line = hit.line()
+        if len(line) + 1 > room:
+            if not lines and room > 40:  # one hit longer than the whole budget: cut its text
+                lines.append(line[: room - 2] + "…")
+            break
+        lines.append(line)
+        room -= len(line) + 1
+    if len(lines) < result.total:
+        lines.append(f"{len(lines)} of {result.total} hits shown; refine the query or raise --limit/--budget")
+    return lines
