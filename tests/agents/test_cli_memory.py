@@ -1,0 +1,163 @@
+"""search, store, log, read --task and doctor through the command line."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+from rolebook.agents.cli import app
+from typer.testing import CliRunner
+
+runner = CliRunner()
+
+
+def rb(root: Path, *args: str) -> tuple[int, str, str]:
+    result = runner.invoke(app, ["--root", str(root), *args])
+    return result.exit_code, result.stdout, result.stderr
+
+
+def seeded(root: Path) -> Path:
+    rb(root, "update", "coder", "-m", "npm install failed with EACCES; chown the checkout", "--date", "2026-01-10")
+    rb(root, "update", "designer", "-m", "floating speech bubble broke the die-cut", "--date", "2026-01-15")
+    return root
+
+
+def test_search_prints_one_line_a_hit_and_exits_0(tmp_path: Path) -> None:
+    code, out, _ = rb(seeded(tmp_path), "search", "speech bubble die-cut")
+    assert code == 0
+    (line,) = out.splitlines()
+    assert line.startswith("[2026-01-15] designer/mistakes: floating speech bubble broke the die-cut #")
+
+
+def test_search_without_hits_exits_1_and_bad_input_exits_2(tmp_path: Path) -> None:
+    seeded(tmp_path)
+    assert rb(tmp_path, "search", "kubernetes")[:2] == (1, "")
+    code, _, err = rb(tmp_path, "search", "")
+    assert code == 2 and "the query is empty" in err
+    code, _, err = rb(tmp_path, "search", "npm", "--status", "gone")
+    assert code == 2 and "unknown status 'gone'" in err
+    code, _, err = rb(tmp_path, "search", "npm", "--since", "yesterday")
+    assert code == 2 and "'yesterday' is not a date" in err
+
+
+def test_search_json_gives_every_field(tmp_path: Path) -> None:
+    code, out, _ = rb(seeded(tmp_path), "search", "npm EACCES", "--role", "coder", "--json")
+    data = json.loads(out)
+    assert code == 0 and data["total"] == 1
+    hit = data["hits"][0]
+    assert {k: hit[k] for k in ("role", "section", "status", "date")} == {
+        "role": "coder",
+        "section": "mistakes",
+        "status": "active",
+        "date": "2026-01-10",
+    }
+    assert hit["record"]["op"] == "added"
+
+
+def test_store_then_the_same_item_again_is_shown_and_exits_1(tmp_path: Path) -> None:
+    code, out, _ = rb(tmp_path, "store", "designer", "rejected_designs", "floating speech bubble", "--tag", "sticker")
+    assert code == 0 and out.startswith("designer/rejected_designs: stored #")
+    code, out, _ = rb(tmp_path, "store", "designer", "rejected_designs", "Floating speech  bubble")
+    assert code == 1 and "already stored" in out and "floating speech bubble" in out
+    code, _, err = rb(tmp_path, "store", "designer", "mistakes", "x")
+    assert code == 2 and "is a notebook section" in err
+
+
+def test_log_derives_the_context_hash_and_search_shows_the_success_rate(tmp_path: Path) -> None:
+    code, out, _ = rb(
+        tmp_path,
+        "log",
+        "coder",
+        "--type",
+        "error",
+        "--context",
+        "npm install failed with EACCES",
+        "--command",
+        "sudo chown -R $USER . && npm ci",
+        "--lesson",
+        "check ownership first",
+        "--outcome",
+        "9/10",
+        "--tags",
+        "npm,permissions",
+    )
+    assert code == 0 and out.startswith("coder: logged error npm-install-eacces #")
+    code, out, _ = rb(tmp_path, "search", "npm EACCES", "--tag", "permissions")
+    assert code == 0 and "check ownership first (9/10 worked)" in out
+    code, _, err = rb(tmp_path, "log", "coder", "--type", "error", "--lesson", "x", "--outcome", "11/10")
+    assert code == 2 and "not k/n" in err
+
+
+def test_read_task_adds_relevant_memory_but_not_what_the_notebook_shows(tmp_path: Path) -> None:
+    seeded(tmp_path)
+    rb(tmp_path, "update", "devops", "-l", "npm ci in CI needs the cache key to include the lockfile hash")
+    code, out, _ = rb(tmp_path, "read", "coder", "--task", "fix the npm install in CI")
+    assert code == 0
+    notebook, _, hits = out.partition("\nrolebook: from memory, for this task ('fix the npm install in CI'):\n")
+    assert "npm install failed with EACCES" in notebook
+    assert "devops/learnings: npm ci in CI needs the cache key" in hits
+    assert "EACCES" not in hits
+
+
+def test_doctor_on_a_healthy_root_exits_0(tmp_path: Path) -> None:
+    code, out, _ = rb(seeded(tmp_path), "doctor")
+    assert code == 0 and out.splitlines()[-1] == "healthy"
+
+
+def test_doctor_reports_malformed_lines_and_notebooks_over_cap(tmp_path: Path) -> None:
+    seeded(tmp_path)
+    archive = tmp_path / "agents/state/archive/coder.jsonl"
+    with open(archive, "a") as f:
+        f.write("{torn\n")
+    nb = tmp_path / "agents/state/memory/designer.md"
+    nb.write_text(nb.read_text() + "".join(f"- [2026-02-{d:02d}] session {d}\n" for d in range(1, 20)))
+    code, out, _ = rb(tmp_path, "doctor", "--json")
+    data = json.loads(out)
+    assert code == 1 and not data["healthy"]
+    assert data["malformed_lines"] == [f"{archive}:2: not JSON (JSONDecodeError)"]
+    assert data["over_cap"] == ["designer: 4 entries over the caps"]
+    assert archive.read_text().endswith("{torn\n")  # doctor never rewrites a canonical file
+
+
+def test_doctor_repair_rebuilds_a_deleted_or_broken_index(tmp_path: Path) -> None:
+    seeded(tmp_path)
+    index = tmp_path / "agents/state/.rolebook/index.sqlite"
+    index.write_bytes(b"junk" * 100)
+    code, out, _ = rb(tmp_path, "doctor", "--repair")
+    assert code == 0
+    assert "repaired: rebuilt the index and caches" in out
+    assert rb(tmp_path, "search", "speech bubble")[0] == 0
+
+
+def test_doctor_finds_the_lock_a_killed_writer_left_and_repair_removes_it(tmp_path: Path) -> None:
+    seeded(tmp_path)
+    lock = tmp_path / "agents/state/.rolebook/locks/coder.lock"
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            (
+                "import time, pathlib\n"
+                "from rolebook.notebook.fsutil import role_lock\n"
+                f"with role_lock(pathlib.Path({str(lock)!r})):\n"
+                "    print('locked', flush=True); time.sleep(60)\n"
+            ),
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert holder.stdout is not None and holder.stdout.readline() == "locked\n"
+    assert rb(tmp_path, "doctor")[0] == 0  # held by a live writer: not an orphan
+    os.kill(holder.pid, signal.SIGKILL)
+    holder.wait()
+    holder.stdout.close()
+    code, out, _ = rb(tmp_path, "doctor")
+    assert code == 1 and f"orphan lock file: {lock}" in out
+    code, out, _ = rb(tmp_path, "doctor", "--repair")
+    assert code == 0 and f"repaired: removed orphan lock file {lock}" in out
+    assert not lock.exists()
+    assert rb(tmp_path, "update", "coder", "-l", "the next writer is not blocked")[0] == 0

@@ -1,0 +1,82 @@
+"""Keyword retrieval quality on a labelled set of our own (tests/fixtures/retrieval).
+
+152 entries in five roles (written through `update`, so the caps push most into the
+archive) and 45 queries phrased as an agent mid-task would, 35 sharing words with their
+answer and 10 that do not (those are for the semantic extra; keywords rarely find them).
+The floors below are what keyword search reaches today: a drop fails the test.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from rolebook.notebook.intake import new_entry
+from rolebook.notebook.journal import Writer, update
+from rolebook.notebook.layout import Layout
+from rolebook.notebook.limits import Limits
+from rolebook.notebook.search import Query, search
+
+DATA = Path(__file__).resolve().parent.parent / "fixtures" / "retrieval"
+TODAY = __import__("datetime").date(2026, 4, 1)
+
+
+def load() -> tuple[list[dict[str, str]], list[dict[str, object]]]:
+    entries = [json.loads(line) for line in (DATA / "entries.jsonl").read_text(encoding="utf-8").splitlines()]
+    queries = [json.loads(line) for line in (DATA / "queries.jsonl").read_text(encoding="utf-8").splitlines()]
+    return entries, queries
+
+
+def build(root: Path) -> tuple[Layout, dict[str, str]]:
+    layout = Layout.default(root)
+    entries, _ = load()
+    ids = {}
+    for role in sorted({e["role"] for e in entries}):
+        mine = [new_entry(e["section"], e["text"], e["date"]) for e in entries if e["role"] == role]
+        update(layout, role, mine, Limits(mistakes=8, learnings=8, session_log=8), Writer())
+        for e, made in zip([e for e in entries if e["role"] == role], mine, strict=True):
+            ids[made.id(role)] = e["key"]
+    return layout, ids
+
+
+def evaluate(layout: Layout, ids: dict[str, str], overlap: str) -> tuple[float, float]:
+    _, queries = load()
+    chosen = [q for q in queries if q["overlap"] == overlap]
+    found = reciprocal = 0.0
+    for q in chosen:
+        keys = [ids.get(h.id) for h in search(layout, Query(str(q["query"]), limit=5), today=TODAY).hits]
+        ranks = [keys.index(a) + 1 for a in q["answers"] if a in keys]  # type: ignore[attr-defined]
+        found += bool(ranks)
+        reciprocal += 1 / min(ranks) if ranks else 0
+    return found / len(chosen), reciprocal / len(chosen)
+
+
+@pytest.fixture(scope="module")
+def corpus_root(tmp_path_factory: pytest.TempPathFactory) -> tuple[Layout, dict[str, str]]:
+    return build(tmp_path_factory.mktemp("retrieval"))
+
+
+def test_the_retrieval_set_is_big_enough_and_labelled() -> None:
+    entries, queries = load()
+    keys = {e["key"] for e in entries}
+    assert len(entries) >= 150 and len(queries) >= 40
+    assert all(a in keys for q in queries for a in q["answers"])  # type: ignore[attr-defined]
+
+
+def test_keyword_search_finds_answers_to_queries_that_share_words(
+    corpus_root: tuple[Layout, dict[str, str]],
+) -> None:
+    recall, mrr = evaluate(*corpus_root, "shared")
+    print(f"keyword, shared words: recall@5 {recall:.2f}, MRR {mrr:.2f}")
+    assert recall >= 0.97
+    assert mrr >= 0.85
+
+
+def test_keyword_search_keeps_its_floor_on_queries_without_shared_words(
+    corpus_root: tuple[Layout, dict[str, str]],
+) -> None:
+    recall, mrr = evaluate(*corpus_root, "none")
+    print(f"keyword, no shared words: recall@5 {recall:.2f}, MRR {mrr:.2f}")
+    assert recall >= 0.5
+    assert mrr >= 0.4
