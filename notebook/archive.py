@@ -129,6 +129,14 @@ def read_records(
     `first_line` is the number of the line at `start`. A last line with no newline is
     read only when it is a whole record: otherwise it may still be being written.
     """
+    for offset, lineno, _, item in read_lines(path, start, first_line):
+        yield offset, lineno, item
+
+
+def read_lines(
+    path: Path, start: int = 0, first_line: int = 1
+) -> Iterator[tuple[int, int, bytes, ArchiveRecord | MalformedLine]]:
+    """As `read_records`, with each line's bytes too."""
     if not path.exists():
         return
     with open(path, "rb") as f:
@@ -142,7 +150,7 @@ def read_records(
                 break
             offset += len(raw)
             if item is not None:
-                yield offset, lineno, item
+                yield offset, lineno, raw, item
 
 
 def append_records(path: Path, records: Iterable[ArchiveRecord]) -> int:

@@ -12,17 +12,17 @@ mtime changes.
 from __future__ import annotations
 
 import contextlib
-import json
 import sqlite3
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from .archive import ArchiveRecord, MalformedLine, read_records
+from .archive import ArchiveRecord, MalformedLine, read_lines
 from .layout import Layout
 from .model import Entry
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 5
+TOKENIZER = "porter unicode61 remove_diacritics 2"
 _PROBE = 256  # bytes compared at the start and just before the offset
 
 _SCHEMA = (
@@ -33,11 +33,13 @@ _SCHEMA = (
     " section TEXT, date TEXT, text TEXT, count INTEGER, tags TEXT, ctx_hash TEXT, journalled INTEGER NOT NULL,"
     " search TEXT, data TEXT)",
     "CREATE INDEX docs_role ON docs(role, op)",
+    "CREATE INDEX docs_unjournalled ON docs(role) WHERE journalled = 0",
     "CREATE TABLE active(role TEXT NOT NULL, id TEXT NOT NULL, PRIMARY KEY(role, id))",
     "CREATE TABLE outcomes(role TEXT, ctx_hash TEXT, successes INTEGER, trials INTEGER, PRIMARY KEY(role, ctx_hash))",
     "CREATE TABLE malformed(role TEXT, path TEXT, line INTEGER, reason TEXT)",
     "CREATE VIRTUAL TABLE docs_fts USING fts5(text, search, content='docs', content_rowid='rowid',"
-    " tokenize='porter unicode61 remove_diacritics 2')",
+    f" tokenize='{TOKENIZER}')",
+    "CREATE VIRTUAL TABLE docs_vocab USING fts5vocab(docs_fts, 'row')",
     "CREATE TRIGGER docs_ai AFTER INSERT ON docs BEGIN"
     " INSERT INTO docs_fts(rowid, text, search) VALUES (new.rowid, new.text, new.search); END",
     "CREATE TRIGGER docs_ad AFTER DELETE ON docs BEGIN"
@@ -145,12 +147,23 @@ class Index:
                 db.execute("DELETE FROM outcomes WHERE role=?", (role,))
                 db.execute("DELETE FROM malformed WHERE role=?", (role,))
             bad: list[MalformedLine] = []
-            for end, lineno, item in read_records(path, offset, lines + 1):
+            rows: list[tuple[object, ...]] = []
+            outcomes: dict[str, list[int]] = {}
+            for end, lineno, raw, item in read_lines(path, offset, lines + 1):
                 offset, lines = end, lineno
                 if isinstance(item, MalformedLine):
                     bad.append(item)
                 else:
-                    self._apply(role, item)
+                    rows.append(_doc_row(role, item, raw, outcomes))
+                if len(rows) >= 5000:
+                    db.executemany(_UPSERT, rows)
+                    rows.clear()
+            db.executemany(_UPSERT, rows)
+            db.executemany(
+                "INSERT INTO outcomes VALUES (?,?,?,?) ON CONFLICT(role, ctx_hash) DO UPDATE SET "
+                "successes = successes + excluded.successes, trials = trials + excluded.trials",
+                [(role, h, k, n) for h, (k, n) in outcomes.items()],
+            )
             db.executemany("INSERT INTO malformed VALUES (?,?,?,?)", [(role, b.path, b.line, b.reason) for b in bad])
             head, tail = _probe(path, offset)
             db.execute(
@@ -162,46 +175,6 @@ class Index:
         except BaseException:
             db.execute("ROLLBACK")
             raise
-
-    def _apply(self, role: str, r: ArchiveRecord) -> None:
-        ctx_hash = r.extra.get("ctx_hash") if isinstance(r.extra.get("ctx_hash"), str) else None
-        search = " ".join(
-            str(v)
-            for v in (
-                r.section,
-                " ".join(r.tags),
-                r.extra.get("context"),
-                r.extra.get("command"),
-                (ctx_hash or "").replace("-", " "),
-            )
-            if v
-        )
-        self.db.execute(
-            _UPSERT,
-            (
-                r.id,
-                role,
-                r.op,
-                r.section,
-                r.date,
-                r.text,
-                r.count,
-                " ".join(r.tags),
-                ctx_hash,
-                1,
-                search,
-                json.dumps(r.to_dict(), ensure_ascii=False),
-            ),
-        )
-        outcome = r.extra.get("outcome")
-        if r.op == "logged" and ctx_hash and isinstance(outcome, str) and "/" in outcome:
-            k, _, n = outcome.partition("/")
-            if k.isdigit() and n.isdigit():
-                self.db.execute(
-                    "INSERT INTO outcomes VALUES (?,?,?,?) ON CONFLICT(role, ctx_hash) DO UPDATE SET "
-                    "successes = successes + excluded.successes, trials = trials + excluded.trials",
-                    (role, ctx_hash, int(k), int(n)),
-                )
 
     def notebook_fresh(self, role: str, sig: tuple[int, int]) -> bool:
         row = self.db.execute("SELECT size, mtime_ns FROM notebooks WHERE role=?", (role,)).fetchone()
@@ -259,6 +232,40 @@ class Index:
         for role in known - keep:
             for table in ("docs", "active", "outcomes", "malformed", "sources", "notebooks"):
                 self.db.execute(f"DELETE FROM {table} WHERE role=?", (role,))
+
+
+def _doc_row(role: str, r: ArchiveRecord, raw: bytes, outcomes: dict[str, list[int]]) -> tuple[object, ...]:
+    ctx_hash = r.extra.get("ctx_hash")
+    ctx_hash = ctx_hash if isinstance(ctx_hash, str) else None
+    parts = (
+        r.section,
+        " ".join(r.tags),
+        r.extra.get("context"),
+        r.extra.get("command"),
+        (ctx_hash or "").replace("-", " "),
+    )
+    search = " ".join(str(v) for v in parts if v)
+    outcome = r.extra.get("outcome")
+    if r.op == "logged" and ctx_hash and isinstance(outcome, str):
+        k, _, n = outcome.partition("/")
+        if k.isdigit() and n.isdigit():
+            total = outcomes.setdefault(ctx_hash, [0, 0])
+            total[0] += int(k)
+            total[1] += int(n)
+    return (
+        r.id,
+        role,
+        r.op,
+        r.section,
+        r.date,
+        r.text,
+        r.count,
+        " ".join(r.tags),
+        ctx_hash,
+        1,
+        search,
+        raw.decode("utf-8").rstrip("\r\n"),
+    )
 
 
 def _probe(path: Path, offset: int) -> tuple[bytes, bytes]:

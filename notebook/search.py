@@ -16,10 +16,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .errors import InputError
-from .index import Index
+from .index import TOKENIZER, Index
 from .layout import Layout
 
 MAX_QUERY_CHARS = 1000
+COUNT_CAP = 1000
 STATUSES = ("active", "archived", "promoted", "obsolete", "rule", "all")
 
 # Words too common to say what a query is about; dropped unless nothing else is left.
@@ -176,11 +177,40 @@ def check_query(text: str) -> str:
 
 def match_expression(text: str) -> str | None:
     """An FTS5 expression for any text: its words, each quoted, joined by OR."""
+    words = query_words(text)
+    return " OR ".join(f'"{w}"' for w in words) if words else None
+
+
+def query_words(text: str) -> list[str]:
+    """The words of a query that say what it is about (all of them if only stop words)."""
     words = list(dict.fromkeys(w.casefold() for w in _WORD.findall(text)))
-    meaningful = [w for w in words if w not in _STOP] or words
-    if not meaningful:
-        return None
-    return " OR ".join(f'"{w}"' for w in meaningful[:64])
+    return ([w for w in words if w not in _STOP] or words)[:64]
+
+
+def _telling_words(index: Index, words: list[str]) -> list[str]:
+    """The words worth matching: those in at most half the documents (the rarest if none).
+
+    A word in most documents adds next to nothing to BM25 but makes every one of them a
+    match to score; the index's own tokenizer stems the words to look them up.
+    """
+    db = index.db
+    db.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.rb_query USING fts5(x, tokenize='{TOKENIZER}')")
+    db.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.rb_query_terms USING fts5vocab(temp, rb_query, 'instance')")
+    db.execute("DELETE FROM temp.rb_query")
+    db.executemany("INSERT INTO temp.rb_query(rowid, x) VALUES (?, ?)", list(enumerate(words)))
+    stems: dict[int, list[str]] = {}
+    for term, row in db.execute("SELECT term, doc FROM temp.rb_query_terms"):
+        stems.setdefault(row, []).append(term)
+    terms = sorted({t for ts in stems.values() for t in ts})
+    marks = ",".join("?" * len(terms))
+    df = dict(db.execute(f"SELECT term, doc FROM docs_vocab WHERE term IN ({marks})", terms).fetchall())
+    total = db.execute("SELECT max(rowid) FROM docs").fetchone()[0] or 0
+    freq = {i: max((df.get(t, 0) for t in stems.get(i, [])), default=0) for i in range(len(words))}
+    kept = [w for i, w in enumerate(words) if 0 < freq[i] <= total / 2]
+    if not kept:
+        present = [i for i in range(len(words)) if freq[i] > 0]
+        kept = [words[min(present, key=lambda i: freq[i])]] if present else []
+    return kept
 
 
 def refresh(layout: Layout, index: Index) -> list[str]:
@@ -195,11 +225,13 @@ def refresh(layout: Layout, index: Index) -> list[str]:
         path = layout.notebook_path(role)
         try:
             st = path.stat()
+            sig = (st.st_size, st.st_mtime_ns)
         except FileNotFoundError:
-            index.set_active(role, [], None)
-            continue
-        sig = (st.st_size, st.st_mtime_ns)
+            sig = (-1, -1)  # no notebook: remembered like any other signature
         if index.notebook_fresh(role, sig):
+            continue
+        if sig == (-1, -1):
+            index.set_active(role, [], sig)
             continue
         try:
             text = load_text(layout, path)
@@ -232,25 +264,41 @@ def search(layout: Layout, query: Query, today: dt.date | None = None) -> Search
             check_date(value)
     with Index(layout) as index:
         warnings = refresh(layout, index)
-        expression = match_expression(query.text)
-        if expression is None:
+        words = _telling_words(index, query_words(query.text))
+        if not words:
             return SearchResult((), 0, tuple(warnings))
+        expression = " OR ".join(f'"{w}"' for w in words)
         where, args = _filters(query)
-        base = (
-            "FROM docs_fts JOIN docs d ON d.rowid = docs_fts.rowid "
-            "LEFT JOIN active a ON a.role = d.role AND a.id = d.id "
+        joins = (
+            "FROM docs d LEFT JOIN active a ON a.role = d.role AND a.id = d.id "
             "LEFT JOIN outcomes o ON o.role = d.role AND o.ctx_hash = d.ctx_hash "
-            f"WHERE docs_fts MATCH ? {where}"
         )
-        total = index.db.execute(f"SELECT count(*) {base}", (expression, *args)).fetchone()[0]
-        rows = index.db.execute(
-            f"SELECT d.id, d.role, d.section, {_STATUS_SQL}, d.op, d.date, d.text, d.count, d.tags, "
-            f"bm25(docs_fts, 1.0, 0.4), o.successes, o.trials, d.data {base} "
-            "ORDER BY bm25(docs_fts, 1.0, 0.4) LIMIT ?",
-            (expression, *args, max(query.limit * 4, 50)),
-        ).fetchall()
+        # counting stops at COUNT_CAP: past that the exact number says nothing more
+        total = index.db.execute(
+            f"SELECT count(*) FROM (SELECT 1 {joins} WHERE d.rowid IN "
+            f"(SELECT rowid FROM docs_fts WHERE docs_fts MATCH ?) {where} LIMIT {COUNT_CAP})",
+            (expression, *args),
+        ).fetchone()[0]
+        # FTS5 ranks on its own, then only the best candidates are joined and filtered;
+        # the window widens while filters leave too few.
+        window = max(query.limit * 4, 50)
+        while True:
+            ranked = index.db.execute(
+                "SELECT rowid, bm25(docs_fts, 1.0, 0.4) FROM docs_fts WHERE docs_fts MATCH ? ORDER BY 2 LIMIT ?",
+                (expression, window),
+            ).fetchall()
+            rank = dict(ranked)
+            marks = ",".join("?" * len(rank))
+            rows = index.db.execute(
+                f"SELECT d.rowid, d.id, d.role, d.section, {_STATUS_SQL}, d.op, d.date, d.text, d.count, d.tags, "
+                f"o.successes, o.trials, d.data {joins} WHERE d.rowid IN ({marks}) {where}",
+                (*rank, *args),
+            ).fetchall()
+            if len(rows) >= query.limit or len(ranked) < window:
+                break
+            window *= 8
     today = today or dt.date.today()
-    hits = [_hit(row, today) for row in rows]
+    hits = [_hit((*row[1:10], rank[row[0]], *row[10:]), today) for row in rows]
     hits.sort(key=lambda h: -h.score)
     return SearchResult(tuple(hits[: query.limit]), total, tuple(warnings))
 
@@ -322,5 +370,6 @@ def render_hits(result: SearchResult, budget: int) -> list[str]:
         lines.append(line)
         room -= len(line) + 1
     if len(lines) < result.total:
-        lines.append(f"{len(lines)} of {result.total} hits shown; refine the query or raise --limit/--budget")
+        total = f"{COUNT_CAP}+" if result.total >= COUNT_CAP else str(result.total)
+        lines.append(f"{len(lines)} of {total} hits shown; refine the query or raise --limit/--budget")
     return lines

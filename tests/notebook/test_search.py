@@ -230,3 +230,23 @@ def test_render_hits_keeps_to_the_budget_and_says_what_was_cut(tmp_path: Path) -
     assert sum(len(line) + 1 for line in lines[:-1]) <= 400
     assert lines[-1] == f"{len(lines) - 1} of 12 hits shown; refine the query or raise --limit/--budget"
     assert len(render_hits(result, budget=5000)) == 11  # 10 hits, then "10 of 12"
+
+
+def test_a_word_in_most_documents_does_not_make_every_one_a_hit(tmp_path: Path) -> None:
+    layout = Layout.default(tmp_path)
+    entries = [new_entry("learnings", f"during deploy note number {i}", "2026-01-01") for i in range(9)]
+    entries.append(new_entry("learnings", "during deploy the certificate expired", "2026-01-01"))
+    update(layout, "devops", entries, Limits(learnings=None, lines=None), Writer())
+    result = search(layout, Query("during certificate"))
+    assert (result.total, texts(result)) == (1, ["during deploy the certificate expired"])
+    assert search(layout, Query("during deploy")).total == 10  # only common words: the rarest still matches
+
+
+def test_past_a_thousand_hits_the_count_says_so(tmp_path: Path) -> None:
+    layout = Layout.default(tmp_path)
+    entries = [new_entry("learnings", f"flaky {i}", "2026-01-01") for i in range(1100)]
+    entries += [new_entry("mistakes", f"steady {i}", "2026-01-01") for i in range(1100)]
+    update(layout, "qa", entries, Limits(), Writer())
+    result = search(layout, Query("flaky"))
+    assert result.total == 1000
+    assert render_hits(result, 500)[-1] == "5 of 1000+ hits shown; refine the query or raise --limit/--budget"
