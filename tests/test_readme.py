@@ -40,6 +40,11 @@ def test_try_it_runs_as_written_through_the_installed_command(tmp_path: Path) ->
     assert "- [2026-03-01] npm ci needs package-lock.json committed" in notebook
     assert "ran the migration on prod; use the staging DB first" in notebook
     assert outputs[4] == "coder: within limits, 12/80 lines\ndesigner: within limits, 9/80 lines\n"
+    assert outputs[5].startswith("designer/rejected_designs: stored #")
+    assert outputs[6].startswith("coder: logged error npm-install-eacces #")
+    assert "coder/error: check ownership first (9/10 worked)" in outputs[7]
+    assert outputs[8].startswith(notebook)
+    assert "from memory, for this task" in outputs[8] and "check ownership first" in outputs[8]
 
 
 def test_ci_installs_and_tests_exactly_as_the_readme_says() -> None:
