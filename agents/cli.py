@@ -106,6 +106,7 @@ def init_cmd(
     (the memory protocol for your CLAUDE.md / AGENTS.md to @-import), a merge=union
     line in .gitattributes for archives and a .gitignore line for the derived folder.
 
+    \b
     Example:  rolebook init coder designer qa
     """
     from .scaffold import init
@@ -140,6 +141,7 @@ def read_cmd(
     A notebook that does not exist yet is not an error: the first update creates it.
     With --task, the archive hits most relevant to the task follow, each with its #id.
 
+    \b
     Example:  rolebook read coder --task "fix the npm install in CI"
     """
     from .main import run_read
@@ -196,6 +198,7 @@ def update_cmd(
 
     An entry already in the notebook is not added twice (exit 1 when nothing was new).
 
+    \b
     Example:  rolebook update coder -m "ran migrations on prod; use the staging DB" --log "WQ-12: fixed login"
     """
     from rolebook.notebook.intake import check_date, new_entry, parse_snippet
@@ -265,6 +268,7 @@ def tidy_cmd(
 ) -> None:
     """Apply the limits to notebooks edited by hand: the oldest entries go to the archive.
 
+    \b
     Example:  rolebook tidy --check      (in CI: fails when a notebook breaks its limits)
     """
     from rolebook.notebook.journal import tidy, tidy_check
@@ -312,6 +316,7 @@ def obsolete_cmd(
 ) -> None:
     """Retire an entry that no longer holds: it leaves the notebook, archived as obsolete.
 
+    \b
     Example:  rolebook obsolete coder "#3f9a1c"     or:  rolebook obsolete coder "node 16"
     """
     from rolebook.notebook.journal import obsolete
@@ -363,6 +368,7 @@ def search_cmd(
 
     One line a hit: [date] role/section: text (xN) #id, cut to the token budget.
 
+    \b
     Example:  rolebook search "npm EACCES" --role coder --status archived --since 2026-01-01
     """
     from rolebook.notebook.search import STATUSES, Query, render_hits, search
@@ -406,6 +412,7 @@ def store_cmd(
 ) -> None:
     """Keep an item in long-term memory; an equal item already there is shown and nothing is written (exit 1).
 
+    \b
     Example:  rolebook store designer rejected_designs "floating speech bubble" --tag sticker
     """
     from rolebook.notebook.longterm import store
@@ -450,6 +457,7 @@ def log_cmd(
 ) -> None:
     """Log an experience event; outcomes of the same context hash add up to a success rate.
 
+    \b
     Example:  rolebook log coder --type error --context "npm install failed with EACCES"
               --command "sudo chown -R $USER . && npm ci" --lesson "check ownership first" --outcome 9/10
     """
@@ -487,6 +495,7 @@ def doctor_cmd(
     --repair rebuilds only derived state; it never changes a notebook or an archive.
     Exit 0 when healthy, 1 when something is reported.
 
+    \b
     Example:  rolebook doctor --repair
     """
     from rolebook.notebook.doctor import diagnose
