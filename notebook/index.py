@@ -12,6 +12,7 @@ mtime changes.
 from __future__ import annotations
 
 import contextlib
+import json
 import sqlite3
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -21,7 +22,7 @@ from .archive import ArchiveRecord, MalformedLine, read_lines
 from .layout import Layout
 from .model import Entry
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 TOKENIZER = "porter unicode61 remove_diacritics 2"
 _PROBE = 256  # bytes compared at the start and just before the offset
 
@@ -37,6 +38,7 @@ _SCHEMA = (
     "CREATE TABLE active(role TEXT NOT NULL, id TEXT NOT NULL, PRIMARY KEY(role, id))",
     "CREATE TABLE outcomes(role TEXT, ctx_hash TEXT, successes INTEGER, trials INTEGER, PRIMARY KEY(role, ctx_hash))",
     "CREATE TABLE malformed(role TEXT, path TEXT, line INTEGER, reason TEXT)",
+    "CREATE TABLE groups(role TEXT NOT NULL, id TEXT NOT NULL, grp TEXT NOT NULL, PRIMARY KEY(role, id))",
     "CREATE VIRTUAL TABLE docs_fts USING fts5(text, search, content='docs', content_rowid='rowid',"
     f" tokenize='{TOKENIZER}')",
     "CREATE VIRTUAL TABLE docs_vocab USING fts5vocab(docs_fts, 'row')",
@@ -69,6 +71,27 @@ class EntryState:
     date: str
     text: str
     count: int
+
+
+@dataclass(frozen=True, slots=True)
+class Mistake:
+    """A mistake as the index knows it: where it stands and which group it recurs in."""
+
+    id: str
+    date: str
+    text: str
+    count: int
+    op: str
+    active: bool
+    group: str | None
+    rule: str | None = None
+
+
+def _rule_of(data: str | None) -> str | None:
+    if not data or '"rule"' not in data:
+        return None
+    rule = json.loads(data).get("rule")
+    return rule if isinstance(rule, str) else None
 
 
 class Index:
@@ -145,20 +168,25 @@ class Index:
             if offset == 0:
                 db.execute("DELETE FROM docs WHERE role=? AND journalled=1", (role,))
                 db.execute("DELETE FROM outcomes WHERE role=?", (role,))
+                db.execute("DELETE FROM groups WHERE role=?", (role,))
                 db.execute("DELETE FROM malformed WHERE role=?", (role,))
             bad: list[MalformedLine] = []
             rows: list[tuple[object, ...]] = []
             outcomes: dict[str, list[int]] = {}
+            groups: list[tuple[str, str, str]] = []
             for end, lineno, raw, item in read_lines(path, offset, lines + 1):
                 offset, lines = end, lineno
                 if isinstance(item, MalformedLine):
                     bad.append(item)
                 else:
                     rows.append(_doc_row(role, item, raw, outcomes))
+                    if isinstance(item.extra.get("group"), str):
+                        groups.append((role, item.id, item.extra["group"]))
                 if len(rows) >= 5000:
                     db.executemany(_UPSERT, rows)
                     rows.clear()
             db.executemany(_UPSERT, rows)
+            db.executemany("INSERT OR IGNORE INTO groups VALUES (?,?,?)", groups)
             db.executemany(
                 "INSERT INTO outcomes VALUES (?,?,?,?) ON CONFLICT(role, ctx_hash) DO UPDATE SET "
                 "successes = successes + excluded.successes, trials = trials + excluded.trials",
@@ -217,6 +245,23 @@ class Index:
             for row in self.db.execute(sql, chunk):
                 out[row[0]] = EntryState(*row)
         return out
+
+    def groups_of(self, role: str, ids: Iterable[str]) -> dict[str, str]:
+        """The recurrence group of each of these ids that has one."""
+        ids = list(ids)
+        marks = ",".join("?" * len(ids))
+        return dict(self.db.execute(f"SELECT id, grp FROM groups WHERE role=? AND id IN ({marks})", (role, *ids)))
+
+    def mistakes(self, role: str) -> list[Mistake]:
+        """Every mistake of a role the archive or notebook knows, with its group if any."""
+        rows = self.db.execute(
+            "SELECT d.id, d.date, d.text, d.count, d.op, a.id IS NOT NULL, g.grp, d.data FROM docs d "
+            "LEFT JOIN active a ON a.role = d.role AND a.id = d.id "
+            "LEFT JOIN groups g ON g.role = d.role AND g.id = d.id "
+            "WHERE d.role = ? AND d.section = 'mistakes' ORDER BY d.date, d.id",
+            (role,),
+        ).fetchall()
+        return [Mistake(*row[:7], rule=_rule_of(row[7])) for row in rows]
 
     def malformed(self, role: str | None = None) -> list[MalformedLine]:
         sql = "SELECT path, line, reason FROM malformed"

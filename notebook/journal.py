@@ -17,7 +17,7 @@ import contextlib
 import datetime as dt
 import json
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -74,9 +74,17 @@ class WriteResult:
         bits = [f"+{len(self.added)} {'entry' if len(self.added) == 1 else 'entries'}"]
         if self.duplicates:
             bits.append(f"{len(self.duplicates)} already recorded")
-        for op in ("obsolete", "pruned"):
+        for e in self.added:
+            if e.count > 1:
+                bits.append(f"a mistake that recurs (x{e.count})")
+        for op, said in (
+            ("recurred", "earlier occurrence archived"),
+            ("promoted", "promoted to a rule"),
+            ("obsolete", "made obsolete"),
+            ("pruned", "pruned to the archive"),
+        ):
             if n := self.count(op):
-                bits.append(f"{n} {op} to the archive" if op == "pruned" else f"{n} made obsolete")
+                bits.append(f"{n} {said}" + ("s" if n > 1 and op == "recurred" else ""))
         if self.journalled:
             bits.append(f"{self.journalled} hand-written journalled")
         cap = f"/{self.cap}" if self.cap is not None else ""
@@ -153,11 +161,21 @@ class _Recorder:
         )
 
 
-def update(layout: Layout, role: str, entries: Sequence[Entry], limits: Limits, writer: Writer) -> WriteResult:
+def update(
+    layout: Layout,
+    role: str,
+    entries: Sequence[Entry],
+    limits: Limits,
+    writer: Writer,
+    same: Callable[[str, str], bool] | None = None,
+) -> WriteResult:
     """Add entries to a role's notebook (newest first), then apply its limits.
 
     An entry already active, or already journalled and since gone, is not written twice;
     one journalled but missing from the notebook (a write cut short) is put back.
+    With `same` (the judgement of two mistakes), a new mistake that matches earlier
+    occurrences, active or archived, is a recurrence: it goes on top with `(xN)`, N
+    counting every occurrence, in their group; the older active lines leave as `recurred`.
     """
 
     def plan(nb: Notebook, index: Index, record: _Recorder) -> _Change:
@@ -174,13 +192,42 @@ def update(layout: Layout, role: str, entries: Sequence[Entry], limits: Limits, 
             if e.id(role) in active or (state is not None and state.op != "added"):
                 change.duplicates.append(e)
                 continue
-            if state is None:
+            if state is None and same is not None and e.section == "mistakes":
+                e = _recurrence(nb, index, record, change, e, same)
+            elif state is None:
                 change.records.append(record("added", e))
             change.added.append(e)
-        change.notebook = add_entries(nb, change.added)
+        change.notebook = add_entries(change.notebook, change.added)
         return change
 
     return _transact(layout, role, limits, writer, plan)
+
+
+def _recurrence(
+    nb: Notebook, index: Index, record: _Recorder, change: _Change, new: Entry, same: Callable[[str, str], bool]
+) -> Entry:
+    """Journal a new mistake, as a recurrence of the earlier ones it matches if any."""
+    from .search import candidates
+
+    role = record.role
+    earlier = {cid: (date, text, count) for cid, date, text, count in candidates(index, role, "mistakes", new.text)}
+    for e in change.notebook.entries("mistakes"):
+        earlier.setdefault(e.id(role), (e.date, e.text, e.count))
+    matches = {i: v for i, v in earlier.items() if i != new.id(role) and same(new.text, v[1])}
+    if not matches:
+        change.records.append(record("added", new, group=new.id(role)))
+        return new
+    groups = index.groups_of(role, matches)
+    first = min(matches, key=lambda i: (matches[i][0], i))
+    group = groups.get(first) or next(iter(groups.values()), first)
+    recurred = replace(new, count=max(v[2] for v in matches.values()) + 1, raw="")
+    change.records.append(record("added", recurred, group=group, recurs=sorted(matches)))
+    leaving = [(si, pi, e) for si, pi, e in entry_positions(change.notebook) if e.id(role) in matches]
+    for _, _, e in leaving:
+        change.records.append(record("recurred", e, group=group))
+        change.left.append(("recurred", e))
+    change.notebook = remove_parts(change.notebook, {(si, pi) for si, pi, _ in leaving})
+    return recurred
 
 
 def tidy(layout: Layout, role: str, limits: Limits, writer: Writer) -> WriteResult:
@@ -219,6 +266,45 @@ def obsolete(layout: Layout, role: str, selector: str, limits: Limits, writer: W
         change = _Change(remove_parts(nb, copies))
         change.records.append(record("obsolete", entry))
         change.left.append(("obsolete", entry))
+        return change
+
+    return _transact(layout, role, limits, writer, plan)
+
+
+def promote_entries(
+    layout: Layout,
+    role: str,
+    members: set[str],
+    rule_id: str,
+    rule_text: str,
+    incidents: tuple[str, ...],
+    limits: Limits,
+    writer: Writer,
+) -> WriteResult:
+    """Move a promoted group's active entries out of the notebook, archived as `promoted`
+    with the rule's id, and journal the rule itself (once)."""
+
+    def plan(nb: Notebook, index: Index, record: _Recorder) -> _Change:
+        leaving = [(si, pi, e) for si, pi, e in entry_positions(nb) if e.id(role) in members]
+        change = _Change(remove_parts(nb, {(si, pi) for si, pi, _ in leaving}))
+        for _, _, e in leaving:
+            change.records.append(record("promoted", e, rule=rule_id))
+            change.left.append(("promoted", e))
+        known = index.states([rule_id]).get(rule_id)
+        if known is None or known.op != "promoted":
+            today = dt.date.today().isoformat()
+            change.records.append(
+                record.record(
+                    "promoted",
+                    rule_id,
+                    "rules",
+                    today,
+                    rule_text,
+                    rule=rule_id,
+                    incidents=list(incidents),
+                    entries=sorted(members),
+                )
+            )
         return change
 
     return _transact(layout, role, limits, writer, plan)
@@ -374,4 +460,14 @@ def _finish_pending(nb: Notebook, role: str, pending: Path, index: Index) -> Not
     return add_entries(nb, back)
 
 
-__all__ = ["WriteResult", "Writer", "append", "find_active", "obsolete", "tidy", "tidy_check", "update"]
+__all__ = [
+    "WriteResult",
+    "Writer",
+    "append",
+    "find_active",
+    "obsolete",
+    "promote_entries",
+    "tidy",
+    "tidy_check",
+    "update",
+]

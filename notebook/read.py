@@ -88,7 +88,30 @@ def read_notebook(layout: Layout, role: str, limits: Limits) -> ReadResult:
     if alerts is None:
         alerts = _alerts_from_bytes(role, path, data, limits)
         _store(layout, role, sig, limits, alerts)
-    return ReadResult(role, path, True, data, alerts)
+    return ReadResult(role, path, True, data, (alerts + extra_alerts(layout, role))[:MAX_ALERTS])
+
+
+def _extra_path(layout: Layout, role: str) -> Path:
+    return layout.derived / "cache" / f"rules-{role}.json"
+
+
+def store_extra_alerts(layout: Layout, role: str, alerts: list[str]) -> None:
+    """Keep the alerts other layers compute at write time (promotions due, rule violations)."""
+    path = _extra_path(layout, role)
+    with contextlib.suppress(OSError):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        tmp.write_text(json.dumps({"v": _CACHE_VERSION, "alerts": alerts}), encoding="utf-8")
+        os.replace(tmp, path)
+
+
+def extra_alerts(layout: Layout, role: str) -> list[str]:
+    try:
+        with open(_extra_path(layout, role), encoding="utf-8") as f:
+            alerts = json.load(f)["alerts"]
+        return [a for a in alerts if isinstance(a, str)]
+    except (OSError, ValueError, KeyError, TypeError):
+        return []
 
 
 def alerts_for(role: str, path: Path, nb: Notebook, base: Limits) -> list[str]:

@@ -25,72 +25,14 @@ STATUSES = ("active", "archived", "promoted", "obsolete", "rule", "all")
 
 # Words too common to say what a query is about; dropped unless nothing else is left.
 _STOP = frozenset(
-    [
-        "a",
-        "an",
-        "and",
-        "are",
-        "as",
-        "at",
-        "be",
-        "been",
-        "but",
-        "by",
-        "can",
-        "could",
-        "do",
-        "does",
-        "for",
-        "from",
-        "had",
-        "has",
-        "have",
-        "how",
-        "i",
-        "if",
-        "in",
-        "into",
-        "is",
-        "it",
-        "its",
-        "me",
-        "my",
-        "of",
-        "on",
-        "or",
-        "our",
-        "so",
-        "than",
-        "that",
-        "the",
-        "their",
-        "them",
-        "then",
-        "there",
-        "these",
-        "they",
-        "this",
-        "to",
-        "was",
-        "we",
-        "were",
-        "what",
-        "when",
-        "where",
-        "which",
-        "while",
-        "who",
-        "why",
-        "will",
-        "with",
-        "would",
-        "you",
-        "your",
-    ]
+    "a an and are as at be been but by can could do does for from had has have how i if in into is "
+    "it its me my of on or our so than that the their them then there these they this to was we were "
+    "what when where which while who why will with would you your".split()
 )
 _WORD = re.compile(r"\w+")
 _STATUS_SQL = (
-    "CASE WHEN a.id IS NOT NULL THEN 'active' WHEN d.op = 'promoted' THEN 'promoted' "
+    "CASE WHEN a.id IS NOT NULL THEN 'active' WHEN d.op = 'promoted' AND d.section = 'rules' THEN 'rule' "
+    "WHEN d.op = 'promoted' THEN 'promoted' "
     "WHEN d.op = 'obsolete' THEN 'obsolete' WHEN d.op = 'rule' THEN 'rule' ELSE 'archived' END"
 )
 _HALF_LIFE_DAYS = 180
@@ -301,6 +243,20 @@ def search(layout: Layout, query: Query, today: dt.date | None = None) -> Search
     hits = [_hit((*row[1:10], rank[row[0]], *row[10:]), today) for row in rows]
     hits.sort(key=lambda h: -h.score)
     return SearchResult(tuple(hits[: query.limit]), total, tuple(warnings))
+
+
+def candidates(index: Index, role: str, section: str, text: str, limit: int = 20) -> list[tuple[str, str, str, int]]:
+    """(id, date, text, count) of a role's items in one section that share telling words with
+    `text`, best first: where recurrence looks for earlier occurrences."""
+    words = _telling_words(index, query_words(text))
+    if not words:
+        return []
+    expression = " OR ".join(f'"{w}"' for w in words)
+    return index.db.execute(
+        "SELECT d.id, d.date, d.text, d.count FROM docs_fts JOIN docs d ON d.rowid = docs_fts.rowid "
+        "WHERE docs_fts MATCH ? AND d.role = ? AND d.section = ? ORDER BY bm25(docs_fts, 1.0, 0.4) LIMIT ?",
+        (expression, role, section, limit),
+    ).fetchall()
 
 
 def _filters(query: Query) -> tuple[str, list[object]]:

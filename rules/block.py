@@ -1,0 +1,150 @@
+"""The managed rules block in CLAUDE.md / AGENTS.md. Pure, but for `load` and `save`.
+
+    <!-- rolebook:rules:start -->
+    - Rule text. _(designer; incidents 2026-02-05, 2026-03-01, 2026-03-15)_
+    <!-- rolebook:rules:end -->
+
+Every byte outside the block is kept exactly: BOM, line endings, a missing final
+newline. Lines inside the block that are not rule lines (a heading, a note written by
+hand) are kept where they are. A block edited by hand is parsed back, never written
+twice; two start markers, or an end without a start, is an error naming the line.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from rolebook.notebook.errors import InputError
+from rolebook.notebook.markdown import split_lines
+from rolebook.notebook.model import normalize
+
+START = "<!-- rolebook:rules:start -->"
+END = "<!-- rolebook:rules:end -->"
+HEADING = "Rules learned from mistakes that kept coming back (managed by rolebook: `rolebook rules`)."
+_RULE = re.compile(
+    r"\s*[-*] (?P<text>.+?) _\((?P<role>[a-z0-9][a-z0-9_-]{0,63}); incidents "
+    r"(?P<dates>\d{4}-\d\d-\d\d(?:, \d{4}-\d\d-\d\d)*)\)_\s*"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    """One promoted rule: its wording, its role, the dates of the incidents behind it."""
+
+    text: str
+    role: str
+    incidents: tuple[str, ...]
+
+    @property
+    def id(self) -> str:
+        digest = hashlib.sha256(f"{self.role}\x1f{normalize(self.text)}".encode()).hexdigest()
+        return "R" + digest[:6]
+
+    def line(self) -> str:
+        return f"- {self.text} _({self.role}; incidents {', '.join(self.incidents)})_"
+
+
+def rule_text(text: str) -> str:
+    """A rule's wording: one line, ending with a full stop."""
+    text = " ".join(text.split()).strip()
+    if text and text[-1] not in ".!?":
+        text += "."
+    return text
+
+
+@dataclass(frozen=True, slots=True)
+class RulesFile:
+    """A rules file split around its block. `block` is None when the file has none."""
+
+    before: str
+    block: tuple[str, ...] | None  # the lines between the markers, verbatim
+    start: str = START + "\n"
+    end: str = END + "\n"
+    after: str = ""
+    newline: str = "\n"
+
+    @property
+    def rules(self) -> list[Rule]:
+        return [r for r in (parse_rule(line) for line in self.block or ()) if r is not None]
+
+
+def parse_rule(line: str) -> Rule | None:
+    match = _RULE.fullmatch(line.rstrip("\r\n"))
+    if match is None:
+        return None
+    return Rule(match.group("text"), match.group("role"), tuple(match.group("dates").split(", ")))
+
+
+def parse(text: str, path: str | Path | None = None) -> RulesFile:
+    """Split a rules file around its block.
+
+    Raises:
+        InputError: two start markers, two end markers, an end before its start, or a
+            start with no end (naming the line).
+    """
+    lines = split_lines(text)
+    newline = m.group(0) if (m := re.search(r"\r\n|\r|\n", text)) else "\n"
+    starts = [i for i, ln in enumerate(lines) if ln.strip() == START]
+    ends = [i for i, ln in enumerate(lines) if ln.strip() == END]
+    if len(starts) > 1:
+        raise InputError(f"a second {START} (only one rules block is allowed; remove one)", path, starts[1] + 1)
+    if len(ends) > 1:
+        raise InputError(f"a second {END} (only one rules block is allowed; remove one)", path, ends[1] + 1)
+    if ends and (not starts or ends[0] < starts[0]):
+        raise InputError(f"{END} without a {START} before it", path, ends[0] + 1)
+    if starts and not ends:
+        raise InputError(f"{START} without a {END} after it", path, starts[0] + 1)
+    if not starts:
+        return RulesFile(text, None, newline=newline)
+    s, e = starts[0], ends[0]
+    return RulesFile("".join(lines[:s]), tuple(lines[s + 1 : e]), lines[s], lines[e], "".join(lines[e + 1 :]), newline)
+
+
+def render(rules_file: RulesFile) -> str:
+    if rules_file.block is None:
+        return rules_file.before
+    return rules_file.before + rules_file.start + "".join(rules_file.block) + rules_file.end + rules_file.after
+
+
+def add_rule(rules_file: RulesFile, rule: Rule) -> RulesFile:
+    """The file with `rule` at the end of its block (created at the end of the file)."""
+    nl = rules_file.newline
+    if any(r.id == rule.id for r in rules_file.rules):
+        return rules_file
+    if rules_file.block is None:
+        # At the end of the file, after a blank line; a file whose last line had no
+        # newline still ends without one (after the end marker).
+        text = rules_file.before
+        ends_line = not text or text.endswith(("\n", "\r"))
+        separator = "" if not text or text.endswith(nl + nl) else (nl if ends_line else nl + nl)
+        created = RulesFile(text + separator, (HEADING + nl,), START + nl, END + (nl if ends_line else ""), "", nl)
+        return add_rule(created, rule)
+    return replace(rules_file, block=(*rules_file.block, rule.line() + nl))
+
+
+def remove_rule(rules_file: RulesFile, rule_id: str) -> RulesFile:
+    """The file without the rule lines of that id."""
+    if rules_file.block is None:
+        return rules_file
+    kept = tuple(line for line in rules_file.block if (r := parse_rule(line)) is None or r.id != rule_id)
+    return replace(rules_file, block=kept)
+
+
+def load(path: Path) -> tuple[RulesFile, str | None]:
+    """The rules file at `path` (empty if missing) and its text as read (None if missing).
+
+    Raises:
+        InputError: the file is not UTF-8, or its block markers are broken.
+    """
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        return parse(""), None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError("not UTF-8 text", path, data[: exc.start].count(b"\n") + 1) from None
+    return parse(text, path), text

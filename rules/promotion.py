@@ -1,0 +1,267 @@
+"""Promotion: mistakes that keep coming back become rules (DESIGN.md section 6).
+
+Groups are the recurrence chains `update` recorded, joined with any other mistakes the
+similarity judges the same (hand-typed ones, imported ones). A group with incidents on
+at least `min_dates` distinct dates that no rule covers yet is a candidate. Applying it
+writes one line into the rules block, then moves the group's active entries to the
+archive as `promoted`; both steps are idempotent, so a run cut short is finished by the
+next.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+from collections import defaultdict
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from rolebook.notebook.archive import ArchiveRecord
+from rolebook.notebook.errors import InputError, NoMatch
+from rolebook.notebook.fsutil import atomic_write, role_lock
+from rolebook.notebook.index import Index, Mistake
+from rolebook.notebook.journal import Writer, WriteResult, append, promote_entries
+from rolebook.notebook.layout import Layout, check_role
+from rolebook.notebook.limits import Limits
+from rolebook.notebook.read import store_extra_alerts
+from rolebook.notebook.search import refresh
+
+from . import similarity
+from .block import Rule, add_rule, load, remove_rule, render, rule_text
+
+_BLOCKING_LIMIT = 200  # a word in more mistakes than this says too little to pair them by
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """A group of occurrences of one mistake, and the rule it would become."""
+
+    id: str
+    role: str
+    count: int
+    dates: tuple[str, ...]
+    members: tuple[str, ...]
+    active: tuple[str, ...]
+    phrasing: str
+
+    def rule(self, text: str | None = None) -> Rule:
+        return Rule(rule_text(text or self.phrasing), self.role, self.dates)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "role": self.role,
+            "count": self.count,
+            "dates": list(self.dates),
+            "members": list(self.members),
+            "active": list(self.active),
+            "phrasing": self.phrasing,
+            "rule": self.rule().line(),
+            "rule_id": self.rule().id,
+        }
+
+
+def groups(mistakes: list[Mistake], same: Callable[[str, str], bool] | None = None) -> list[list[Mistake]]:
+    """Mistakes joined by their recorded groups and by the similarity judgement."""
+    same = same or similarity.same_mistake
+    parent = list(range(len(mistakes)))
+
+    def find(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    def union(i: int, j: int) -> None:
+        parent[find(i)] = find(j)
+
+    first_of: dict[str, int] = {}
+    postings: dict[str, list[int]] = defaultdict(list)
+    for i, m in enumerate(mistakes):
+        if m.group:
+            union(i, first_of.setdefault(m.group, i))
+        for word in similarity.content_words(m.text):
+            postings[word].append(i)
+    for i, m in enumerate(mistakes):
+        near = {
+            j
+            for w in similarity.content_words(m.text)
+            if len(postings[w]) <= _BLOCKING_LIMIT
+            for j in postings[w]
+            if j > i
+        }
+        for j in sorted(near):
+            if find(i) != find(j) and same(m.text, mistakes[j].text):
+                union(i, j)
+    out: dict[int, list[Mistake]] = defaultdict(list)
+    for i, m in enumerate(mistakes):
+        out[find(i)].append(m)
+    return list(out.values())
+
+
+def candidates(layout: Layout, rules_path: Path, role: str | None = None, min_dates: int = 3) -> list[Candidate]:
+    """Groups with incidents on at least `min_dates` distinct dates, not yet a rule."""
+    rules_file, _ = load(rules_path)
+    rules = rules_file.rules
+    out = []
+    with Index(layout) as index:
+        refresh(layout, index)
+        roles = [check_role(role)] if role else layout.roles()
+        for r in roles:
+            mine = [rule for rule in rules if rule.role == r]
+            for group in groups(index.mistakes(r)):
+                candidate = _candidate(r, group)
+                if len(candidate.dates) < min_dates or _covered(group, mine):
+                    continue
+                out.append(candidate)
+    out.sort(key=lambda c: (-len(c.dates), -c.count, c.id))
+    return out
+
+
+def _candidate(role: str, group: list[Mistake]) -> Candidate:
+    group = sorted(group, key=lambda m: (m.date, m.id))
+    latest = max(group, key=lambda m: (m.date, m.count, m.id))
+    gid = "g" + hashlib.sha256(f"{role}\x1f{group[0].id}".encode()).hexdigest()[:8]
+    return Candidate(
+        gid,
+        role,
+        max(len(group), max(m.count for m in group)),
+        tuple(sorted({m.date for m in group})),
+        tuple(m.id for m in group),
+        tuple(m.id for m in group if m.active),
+        latest.text,
+    )
+
+
+def _covered(group: list[Mistake], rules: list[Rule]) -> bool:
+    ids = {r.id for r in rules}
+    return any(m.rule in ids for m in group) or any(
+        similarity.same_mistake(rule.text, m.text) for rule in rules for m in group
+    )
+
+
+def find_candidate(found: list[Candidate], key: str) -> Candidate:
+    """The candidate whose id starts with `key`. Raises NoMatch or InputError (ambiguous)."""
+    key = key.strip().lstrip("#")
+    hits = [c for c in found if c.id.startswith(key)] if len(key) >= 3 else []
+    if not hits:
+        raise NoMatch(f"no promotion candidate {key!r}: `rolebook promote --json` lists them")
+    if len(hits) > 1:
+        raise InputError(f"{key!r} matches {len(hits)} candidates; give more of the id")
+    return hits[0]
+
+
+@dataclass(frozen=True, slots=True)
+class Promotion:
+    rule: Rule
+    added_line: bool
+    result: WriteResult
+
+
+def apply(
+    layout: Layout, rules_path: Path, candidate: Candidate, limits: Limits, writer: Writer, text: str | None = None
+) -> Promotion:
+    """Write the rule line, then move the group's active entries out as `promoted`."""
+    rule = candidate.rule(text)
+    if not rule.text.strip("."):
+        raise InputError("the rule text is empty")
+    added = write_rules(layout, rules_path, lambda f: add_rule(f, rule))
+    result = promote_entries(
+        layout, candidate.role, set(candidate.members), rule.id, rule.text, rule.incidents, limits, writer
+    )
+    refresh_alerts(layout, rules_path, candidate.role)
+    return Promotion(rule, added, result)
+
+
+def write_rules(layout: Layout, rules_path: Path, change: Callable[[Any], Any]) -> bool:
+    """Change the rules file under its lock, atomically; whether any byte changed."""
+    with role_lock(layout.derived / "locks" / "rules-file.lock"):
+        rules_file, before = load(rules_path)
+        after = render(change(rules_file))
+        if after == (before or ""):
+            return False
+        atomic_write(rules_path, after.encode("utf-8"))
+        return True
+
+
+def list_rules(rules_path: Path, role: str | None = None) -> list[Rule]:
+    rules = load(rules_path)[0].rules
+    return [r for r in rules if role is None or r.role == role]
+
+
+def find_rule(rules_path: Path, key: str) -> Rule:
+    key = key.strip().lstrip("#").upper()
+    hits = [r for r in list_rules(rules_path) if r.id.upper().startswith(key)] if len(key) >= 3 else []
+    if not hits:
+        raise NoMatch(f"no rule {key!r} in {rules_path}: `rolebook rules` lists them")
+    if len({r.id for r in hits}) > 1:
+        raise InputError(f"{key!r} matches {len(hits)} rules; give more of the id")
+    return hits[0]
+
+
+def demote(layout: Layout, rules_path: Path, key: str, writer: Writer) -> Rule:
+    """Take a rule out of the block; the archive keeps it as `demoted`."""
+    rule = find_rule(rules_path, key)
+    write_rules(layout, rules_path, lambda f: remove_rule(f, rule.id))
+    today = dt.date.today().isoformat()
+
+    def build(index: Index, record: Any) -> list[ArchiveRecord]:
+        return [
+            record.record("demoted", rule.id, "rules", today, rule.text, rule=rule.id, incidents=list(rule.incidents))
+        ]
+
+    append(layout, rule.role, writer, build)
+    refresh_alerts(layout, rules_path, rule.role)
+    return rule
+
+
+def promoted_on(layout: Layout, rule: Rule) -> str | None:
+    """The day a rule was promoted, from the archive's record of it."""
+    with Index(layout) as index:
+        row = index.db.execute("SELECT data FROM docs WHERE id = ? AND op = 'promoted'", (rule.id,)).fetchone()
+    if row is None or not row[0]:
+        return None
+    import json
+
+    at = json.loads(row[0]).get("at")
+    return at[:10] if isinstance(at, str) else None
+
+
+def violations(layout: Layout, rules_path: Path, role: str, texts: list[str]) -> list[tuple[str, Rule, str | None]]:
+    """(mistake text, rule, day promoted) for each mistake that matches one of the role's rules."""
+    rules = list_rules(rules_path, role)
+    out = []
+    for text in texts:
+        for rule in rules:
+            if similarity.same_mistake(rule.text, text):
+                out.append((text, rule, promoted_on(layout, rule)))
+                break
+    return out
+
+
+def violation_line(rule: Rule, day: str | None) -> str:
+    when = f" promoted {day}" if day else ""
+    return f"violates rule {rule.id}{when}: {rule.text}"
+
+
+def refresh_alerts(layout: Layout, rules_path: Path, role: str) -> list[str]:
+    """Recompute the rule alerts `read` shows for a role (promotions due, violations) and cache them."""
+    try:
+        due = candidates(layout, rules_path, role)
+        with Index(layout) as index:
+            active = [m.text for m in index.mistakes(role) if m.active]
+        broken = violations(layout, rules_path, role, active)
+    except InputError as exc:  # a broken rules block: say so at read rather than fail the write
+        alerts = [f"{exc}"]
+    else:
+        alerts = [f"{role}: a mistake in the notebook {violation_line(rule, day)}" for _, rule, day in broken]
+        if due:
+            most = max(due, key=lambda c: len(c.dates))
+            alerts.append(
+                f"{len(due)} promotion{'s' if len(due) > 1 else ''} due ({role}, up to {len(most.dates)} incidents): "
+                "`rolebook promote` reviews them"
+            )
+    store_extra_alerts(layout, role, alerts)
+    return alerts
