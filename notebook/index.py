@@ -261,7 +261,7 @@ class Index:
             "WHERE d.role = ? AND d.section = 'mistakes' ORDER BY d.date, d.id",
             (role,),
         ).fetchall()
-        return [Mistake(*row[:7], rule=_rule_of(row[7])) for row in rows]
+        return [Mistake(r[0], r[1], r[2], r[3], r[4], bool(r[5]), r[6], _rule_of(r[7])) for r in rows]
 
     def malformed(self, role: str | None = None) -> list[MalformedLine]:
         sql = "SELECT path, line, reason FROM malformed"

@@ -276,3 +276,15 @@ def hidden_entry_line(expected: Notebook, text: str) -> int | None:
                 seen[key] -= 1
             line += count_lines(part.raw)
     return None
+
+
+def code_lines(text: str) -> set[int]:
+    """0-based numbers of the lines inside code blocks (fenced or indented), at any depth."""
+    src = split_lines(text)
+    if src and src[0].startswith(BOM):
+        src[0] = src[0][1:]
+    out: set[int] = set()
+    for tok in _parser().parse("".join(src)):
+        if tok.type in ("fence", "code_block") and tok.map:
+            out.update(range(tok.map[0], tok.map[1]))
+    return out

@@ -18,7 +18,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from rolebook.notebook.errors import InputError
-from rolebook.notebook.markdown import split_lines
+from rolebook.notebook.markdown import code_lines, split_lines
 from rolebook.notebook.model import normalize
 
 START = "<!-- rolebook:rules:start -->"
@@ -52,7 +52,7 @@ def rule_text(text: str) -> str:
     text = " ".join(text.split()).strip()
     if text and text[-1] not in ".!?":
         text += "."
-    return text
+    return text[:1].upper() + text[1:]
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,8 +87,10 @@ def parse(text: str, path: str | Path | None = None) -> RulesFile:
     """
     lines = split_lines(text)
     newline = m.group(0) if (m := re.search(r"\r\n|\r|\n", text)) else "\n"
-    starts = [i for i, ln in enumerate(lines) if ln.strip() == START]
-    ends = [i for i, ln in enumerate(lines) if ln.strip() == END]
+    marked = [i for i, ln in enumerate(lines) if ln.strip() in (START, END)]
+    code = code_lines(text) if marked else set()  # a marker shown in a code block is not one
+    starts = [i for i in marked if lines[i].strip() == START and i not in code]
+    ends = [i for i in marked if lines[i].strip() == END and i not in code]
     if len(starts) > 1:
         raise InputError(f"a second {START} (only one rules block is allowed; remove one)", path, starts[1] + 1)
     if len(ends) > 1:
@@ -110,7 +112,11 @@ def render(rules_file: RulesFile) -> str:
 
 
 def add_rule(rules_file: RulesFile, rule: Rule) -> RulesFile:
-    """The file with `rule` at the end of its block (created at the end of the file)."""
+    """The file with `rule` at the end of its block (created at the end of the file).
+
+    Raises:
+        InputError: the file ends inside an unclosed code block, where a block would be code.
+    """
     nl = rules_file.newline
     if any(r.id == rule.id for r in rules_file.rules):
         return rules_file
@@ -120,6 +126,18 @@ def add_rule(rules_file: RulesFile, rule: Rule) -> RulesFile:
         text = rules_file.before
         ends_line = not text or text.endswith(("\n", "\r"))
         separator = "" if not text or text.endswith(nl + nl) else (nl if ends_line else nl + nl)
+        where = len(split_lines(text + separator))
+        code = code_lines(text + separator + START)
+        if where in code:
+            opened = where
+            while opened - 1 in code:
+                opened -= 1
+            raise InputError(
+                "the file ends inside a code block that never closes: a rules block written after it would "
+                "be code, not rules; close the block by hand",
+                None,
+                opened + 1,
+            )
         created = RulesFile(text + separator, (HEADING + nl,), START + nl, END + (nl if ends_line else ""), "", nl)
         return add_rule(created, rule)
     return replace(rules_file, block=(*rules_file.block, rule.line() + nl))

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
+import json
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -223,22 +224,58 @@ def promoted_on(layout: Layout, rule: Rule) -> str | None:
         row = index.db.execute("SELECT data FROM docs WHERE id = ? AND op = 'promoted'", (rule.id,)).fetchone()
     if row is None or not row[0]:
         return None
-    import json
-
     at = json.loads(row[0]).get("at")
     return at[:10] if isinstance(at, str) else None
 
 
-def violations(layout: Layout, rules_path: Path, role: str, texts: list[str]) -> list[tuple[str, Rule, str | None]]:
-    """(mistake text, rule, day promoted) for each mistake that matches one of the role's rules."""
-    rules = list_rules(rules_path, role)
+def violations(
+    layout: Layout, rules_path: Path, role: str, mistakes: list[tuple[str, str]]
+) -> list[tuple[str, Rule, str | None]]:
+    """(text, rule, day promoted) for each (id, text) mistake that breaks one of the role's rules:
+    it recurs in a group that was promoted, or the judgement finds it the same as the rule."""
+    rules = {r.id: r for r in list_rules(rules_path, role)}
+    if not rules:
+        return []
+    with Index(layout) as index:
+        known = index.mistakes(role)
+        promoted = index.db.execute(
+            "SELECT id, data FROM docs WHERE role = ? AND section = 'rules' AND op = 'promoted'", (role,)
+        ).fetchall()
+    group_of = {m.id: m.group or m.id for m in known}
+    rule_of_group: dict[str, str] = {}
+    for m in known:
+        if m.rule in rules:
+            rule_of_group[group_of[m.id]] = m.rule
+    for rule_id, data in promoted:
+        for member in (json.loads(data).get("entries") or []) if data and rule_id in rules else []:
+            rule_of_group.setdefault(group_of.get(member, member), rule_id)
     out = []
-    for text in texts:
-        for rule in rules:
-            if similarity.same_mistake(rule.text, text):
-                out.append((text, rule, promoted_on(layout, rule)))
-                break
+    for mid, text in mistakes:
+        rid = rule_of_group.get(group_of.get(mid, mid))
+        rule = rules.get(rid) if rid else None
+        rule = rule or next((r for r in rules.values() if similarity.same_mistake(r.text, text)), None)
+        if rule is not None:
+            out.append((text, rule, promoted_on(layout, rule)))
     return out
+
+
+def rule_report(layout: Layout, rules_path: Path, rule: Rule) -> dict[str, Any]:
+    """A rule with the day it was promoted and how many mistakes broke it since."""
+    day = promoted_on(layout, rule)
+    later: list[tuple[str, str]] = []
+    if day and rule.role in layout.roles():
+        with Index(layout) as index:
+            later = [(m.id, m.text) for m in index.mistakes(rule.role) if m.date >= day and m.op != "promoted"]
+    broken = [v for v in violations(layout, rules_path, rule.role, later) if v[1].id == rule.id]
+    return {
+        "id": rule.id,
+        "role": rule.role,
+        "text": rule.text,
+        "incidents": list(rule.incidents),
+        "promoted": day,
+        "violations": len(broken),
+        "line": rule.line(),
+    }
 
 
 def violation_line(rule: Rule, day: str | None) -> str:
@@ -251,7 +288,7 @@ def refresh_alerts(layout: Layout, rules_path: Path, role: str) -> list[str]:
     try:
         due = candidates(layout, rules_path, role)
         with Index(layout) as index:
-            active = [m.text for m in index.mistakes(role) if m.active]
+            active = [(m.id, m.text) for m in index.mistakes(role) if m.active]
         broken = violations(layout, rules_path, role, active)
     except InputError as exc:  # a broken rules block: say so at read rather than fail the write
         alerts = [f"{exc}"]

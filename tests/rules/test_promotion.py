@@ -1,0 +1,174 @@
+"""Recurrence, promotion review, rules and violations, through the library and the CLI."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from rolebook.agents.cli import app
+from rolebook.notebook.archive import ArchiveRecord, read_records
+from rolebook.notebook.intake import new_entry
+from rolebook.notebook.journal import Writer, update
+from rolebook.notebook.layout import Layout
+from rolebook.notebook.limits import Limits
+from rolebook.notebook.markdown import parse
+from rolebook.rules.promotion import candidates
+from rolebook.rules.similarity import same_mistake
+from typer.testing import CliRunner
+
+runner = CliRunner()
+WORDINGS = [
+    ("2026-02-05", "floating speech bubble broke the die-cut"),
+    ("2026-03-01", "speech bubble floating off the sticker broke the die cut"),
+    ("2026-03-15", "the floating speech bubble broke the die-cut again"),
+]
+
+
+def rb(root: Path, *args: str, input: str | None = None) -> tuple[int, str, str]:
+    result = runner.invoke(app, ["--root", str(root), *args], input=input)
+    return result.exit_code, result.stdout, result.stderr
+
+
+def records(root: Path, role: str = "designer") -> list[ArchiveRecord]:
+    path = Layout.default(root).archive_path(role)
+    return [r for _, _, r in read_records(path) if isinstance(r, ArchiveRecord)]
+
+
+def notebook(root: Path, role: str = "designer") -> str:
+    return Layout.default(root).notebook_path(role).read_text(encoding="utf-8")
+
+
+def three_incidents(root: Path) -> None:
+    for date, text in WORDINGS:
+        assert rb(root, "update", "designer", "-m", text, "--date", date)[0] == 0
+
+
+def test_a_mistake_pruned_in_february_recurs_in_march(tmp_path: Path) -> None:
+    layout = Layout.default(tmp_path)
+    update(layout, "designer", [new_entry("mistakes", WORDINGS[0][1], "2026-02-05")], Limits(), Writer(), same_mistake)
+    fillers = [new_entry("mistakes", f"unrelated slip number {i}", "2026-02-20") for i in range(20)]
+    update(layout, "designer", fillers, Limits(), Writer(), same_mistake)
+    assert WORDINGS[0][1] not in notebook(tmp_path)  # pruned to the archive
+    result = update(
+        layout, "designer", [new_entry("mistakes", WORDINGS[1][1], "2026-03-01")], Limits(), Writer(), same_mistake
+    )
+    assert [e.count for e in result.added] == [2]
+    assert f"- [2026-03-01] {WORDINGS[1][1]} (x2)\n" in notebook(tmp_path)
+    added = records(tmp_path)[-2]
+    assert added.op == "added" and added.extra["group"] == records(tmp_path)[0].id
+
+
+def test_the_older_active_occurrence_leaves_as_recurred(tmp_path: Path) -> None:
+    three_incidents(tmp_path)
+    mistakes = [e for e in parse(notebook(tmp_path)).entries("mistakes")]
+    assert [(e.date, e.count) for e in mistakes] == [("2026-03-15", 3)]
+    assert [r.op for r in records(tmp_path)] == ["added", "added", "recurred", "added", "recurred"]
+    assert len({r.extra.get("group") for r in records(tmp_path)}) == 1
+
+
+def test_distinct_mistakes_are_not_counted_together(tmp_path: Path) -> None:
+    rb(tmp_path, "update", "coder", "-m", "SQLite WAL mode configuration was wrong", "--date", "2026-01-01")
+    rb(tmp_path, "update", "coder", "-m", "SQLite WAL data loss during deploys", "--date", "2026-01-02")
+    assert "(x2)" not in notebook(tmp_path, "coder")
+
+
+def test_promote_json_lists_a_group_with_three_dates_and_its_id_is_stable(tmp_path: Path) -> None:
+    three_incidents(tmp_path)
+    code, out, _ = rb(tmp_path, "promote", "--json")
+    data = json.loads(out)
+    (c,) = data["candidates"]
+    assert (code, c["role"], c["count"], c["dates"]) == (0, "designer", 3, [d for d, _ in WORDINGS])
+    assert c["rule"] == (
+        "- The floating speech bubble broke the die-cut again. "
+        "_(designer; incidents 2026-02-05, 2026-03-01, 2026-03-15)_"
+    )
+    rb(tmp_path, "update", "qa", "-m", "something else entirely")
+    assert json.loads(rb(tmp_path, "promote", "--json")[1])["candidates"][0]["id"] == c["id"]
+    assert json.loads(rb(tmp_path, "promote", "--json", "--min", "4")[1])["candidates"] == []
+
+
+def test_read_says_a_promotion_is_due(tmp_path: Path) -> None:
+    three_incidents(tmp_path)
+    out = rb(tmp_path, "read", "designer")[1]
+    assert out.splitlines()[-1] == (
+        "rolebook: 1 promotion due (designer, up to 3 incidents): `rolebook promote` reviews them"
+    )
+
+
+def test_apply_writes_the_rule_and_moves_the_active_entries_out(tmp_path: Path) -> None:
+    three_incidents(tmp_path)
+    (tmp_path / "CLAUDE.md").write_bytes(b"# Rules\r\n\r\nBe kind.")
+    gid = json.loads(rb(tmp_path, "promote", "--json")[1])["candidates"][0]["id"]
+    code, out, _ = rb(tmp_path, "promote", "--apply", gid[:5], "--text", "merge floating elements before export")
+    assert code == 0 and "promoted R" in out and "(1 notebook entry archived as promoted)" in out
+    claude = (tmp_path / "CLAUDE.md").read_bytes()
+    assert claude.startswith(b"# Rules\r\n\r\nBe kind.\r\n\r\n<!-- rolebook:rules:start -->\r\n")
+    assert (
+        b"- Merge floating elements before export. _(designer; incidents 2026-02-05, 2026-03-01, 2026-03-15)_\r\n"
+    ) in claude
+    assert not claude.endswith(b"\n")
+    assert parse(notebook(tmp_path)).entries("mistakes") == []
+    ops = [(r.op, r.section) for r in records(tmp_path)][-2:]
+    assert ops == [("promoted", "mistakes"), ("promoted", "rules")]
+    assert json.loads(rb(tmp_path, "promote", "--json")[1])["candidates"] == []
+    assert rb(tmp_path, "promote", "--apply", gid)[0] == 1  # no longer a candidate
+    assert (tmp_path / "CLAUDE.md").read_bytes() == claude
+
+
+def test_a_recurrence_after_promotion_is_a_violation_at_update_and_read(tmp_path: Path) -> None:
+    three_incidents(tmp_path)
+    rb(tmp_path, "promote", "--yes")
+    code, out, _ = rb(tmp_path, "update", "designer", "-m", "speech bubble floating again broke the die-cut")
+    lines = out.splitlines()
+    assert code == 0 and "a mistake that recurs (x4)" in lines[0]
+    assert lines[1].startswith("designer: this mistake violates rule R") and " promoted 20" in lines[1]
+    assert "violates rule R" in rb(tmp_path, "read", "designer")[1].splitlines()[-1]
+    (rule,) = json.loads(rb(tmp_path, "rules", "--json")[1])["rules"]
+    assert rule["violations"] == 1
+
+
+def test_demote_takes_the_line_out_and_archives_it(tmp_path: Path) -> None:
+    three_incidents(tmp_path)
+    rb(tmp_path, "promote", "--yes")
+    (rule,) = json.loads(rb(tmp_path, "rules", "--json")[1])["rules"]
+    code, out, _ = rb(tmp_path, "demote", rule["id"])
+    assert code == 0 and out.startswith(f"designer: demoted {rule['id']}")
+    assert rule["line"] not in (tmp_path / "CLAUDE.md").read_text()
+    assert records(tmp_path)[-1].op == "demoted"
+    assert rb(tmp_path, "demote", rule["id"])[0] == 1
+
+
+def test_the_interactive_review_promotes_edits_and_skips_through_its_prompts(tmp_path: Path) -> None:
+    three_incidents(tmp_path)
+    for date in ("2026-01-10", "2026-02-10", "2026-03-10"):
+        rb(tmp_path, "update", "coder", "-m", "ran the migration against production instead of staging", "--date", date)
+    code, out, _ = rb(tmp_path, "promote", "--interactive", input="e\nCheck DATABASE_URL before migrating\ns\n")
+    assert code == 0
+    assert out.count("promote, edit, skip or quit?") == 2
+    rules = json.loads(rb(tmp_path, "rules", "--json")[1])["rules"]
+    assert [(r["role"], r["text"]) for r in rules] == [("coder", "Check DATABASE_URL before migrating.")]
+    code, out, _ = rb(tmp_path, "promote", "--interactive", input="q\n")
+    assert code == 0 and "nothing promoted" in out
+
+
+def test_a_broken_rules_block_is_an_error_and_the_file_is_untouched(tmp_path: Path) -> None:
+    three_incidents(tmp_path)
+    claude = tmp_path / "CLAUDE.md"
+    claude.write_text("<!-- rolebook:rules:start -->\n<!-- rolebook:rules:start -->\n<!-- rolebook:rules:end -->\n")
+    before = claude.read_bytes()
+    code, _, err = rb(tmp_path, "promote", "--yes")
+    assert code == 2 and err.startswith(f"rolebook: {claude}:2: a second <!-- rolebook:rules:start -->")
+    assert claude.read_bytes() == before
+
+
+def test_candidates_group_hand_typed_mistakes_by_similarity(tmp_path: Path) -> None:
+    layout = Layout.default(tmp_path)
+    layout.memory.mkdir(parents=True)
+    layout.notebook_path("qa").write_text(
+        "## Mistakes\n"
+        "- [2026-03-03] tested only in Chrome, the date picker broke in Safari\n"
+        "- [2026-02-02] date picker broken in Safari; only tested in Chrome\n"
+        "- [2026-01-01] only tested in Chrome and missed the Safari date picker bug\n"
+    )
+    (c,) = candidates(layout, tmp_path / "CLAUDE.md", "qa")
+    assert (c.count, len(c.dates), len(c.active)) == (3, 3, 3)
