@@ -230,7 +230,7 @@ def update_cmd(
     result = update(config.layout, check_role(role), entries, config.limits, g.writer(), same_mistake)
     new_mistakes = [(e.id(role), e.text) for e in result.added if e.section == "mistakes"]
     broken = violations(config.layout, config.rules_file, role, new_mistakes)
-    refresh_alerts(config.layout, config.rules_file, role)
+    refresh_alerts(config.layout, config.rules_file, role, touched=_groups(config, role, new_mistakes))
     if as_json:
         data = result.to_dict()
         data["violations"] = [
@@ -244,6 +244,15 @@ def update_cmd(
             print(f"{role}: this mistake {violation_line(rule, on)}")
     if not result.added and not result.changed:
         raise typer.Exit(1)
+
+
+def _groups(config: Config, role: str, mistakes: list[tuple[str, str]]) -> set[str]:
+    from rolebook.notebook.index import Index
+
+    if not mistakes:
+        return set()
+    with Index(config.layout) as index:
+        return set(index.groups_of(role, [mid for mid, _ in mistakes]).values())
 
 
 def _read_input(source: str) -> str:
@@ -295,8 +304,12 @@ def tidy_cmd(
     if check:
         results = [tidy_check(config.layout, r, config.limits) for r in roles]
     else:
+        from rolebook.rules.promotion import refresh_alerts
+
         writer = g.writer()
         results = [tidy(config.layout, r, config.limits, writer) for r in roles]
+        for r in roles:
+            refresh_alerts(config.layout, config.rules_file, r, touched=set())
     _warn(*results)
     if as_json:
         _print_json([r.to_dict() for r in results])
@@ -339,7 +352,10 @@ def obsolete_cmd(
 
     g = _globals(ctx)
     config = g.config()
+    from rolebook.rules.promotion import refresh_alerts
+
     result = obsolete(config.layout, check_role(role), selector, config.limits, g.writer())
+    refresh_alerts(config.layout, config.rules_file, role, touched=set())
     _warn(result)
     if as_json:
         _print_json(result.to_dict())

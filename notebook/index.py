@@ -17,12 +17,13 @@ import sqlite3
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from .archive import ArchiveRecord, MalformedLine, read_lines
 from .layout import Layout
 from .model import Entry
 
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 TOKENIZER = "porter unicode61 remove_diacritics 2"
 _PROBE = 256  # bytes compared at the start and just before the offset
 
@@ -39,6 +40,7 @@ _SCHEMA = (
     "CREATE TABLE outcomes(role TEXT, ctx_hash TEXT, successes INTEGER, trials INTEGER, PRIMARY KEY(role, ctx_hash))",
     "CREATE TABLE malformed(role TEXT, path TEXT, line INTEGER, reason TEXT)",
     "CREATE TABLE groups(role TEXT NOT NULL, id TEXT NOT NULL, grp TEXT NOT NULL, PRIMARY KEY(role, id))",
+    "CREATE INDEX groups_grp ON groups(role, grp)",
     "CREATE VIRTUAL TABLE docs_fts USING fts5(text, search, content='docs', content_rowid='rowid',"
     f" tokenize='{TOKENIZER}')",
     "CREATE VIRTUAL TABLE docs_vocab USING fts5vocab(docs_fts, 'row')",
@@ -251,6 +253,36 @@ class Index:
         ids = list(ids)
         marks = ",".join("?" * len(ids))
         return dict(self.db.execute(f"SELECT id, grp FROM groups WHERE role=? AND id IN ({marks})", (role, *ids)))
+
+    def group_members(self, role: str, groups: Iterable[str]) -> list[tuple[str, Mistake]]:
+        """(group, mistake) for every recorded member of these recurrence groups."""
+        groups = list(groups)
+        marks = ",".join("?" * len(groups))
+        rows = self.db.execute(
+            "SELECT g.grp, d.id, d.date, d.text, d.count, d.op, a.id IS NOT NULL, d.data FROM groups g "
+            "JOIN docs d ON d.id = g.id LEFT JOIN active a ON a.role = d.role AND a.id = d.id "
+            f"WHERE g.role = ? AND g.grp IN ({marks})",
+            (role, *groups),
+        ).fetchall()
+        return [(r[0], Mistake(r[1], r[2], r[3], r[4], r[5], bool(r[6]), r[0], _rule_of(r[7]))) for r in rows]
+
+    def groups_due(self, role: str, min_dates: int) -> list[str]:
+        """Recurrence groups with members on at least `min_dates` distinct dates."""
+        return [
+            g
+            for (g,) in self.db.execute(
+                "SELECT g.grp FROM groups g JOIN docs d ON d.id = g.id WHERE g.role = ? AND d.section = 'mistakes' "
+                "GROUP BY g.grp HAVING count(DISTINCT d.date) >= ?",
+                (role, min_dates),
+            )
+        ]
+
+    def rule_records(self, role: str) -> list[dict[str, Any]]:
+        """The archive's records of the role's promoted rules (few: one per rule)."""
+        rows = self.db.execute(
+            "SELECT data FROM docs WHERE role = ? AND section = 'rules' AND op = 'promoted'", (role,)
+        ).fetchall()
+        return [json.loads(data) for (data,) in rows if data]
 
     def mistakes(self, role: str) -> list[Mistake]:
         """Every mistake of a role the archive or notebook knows, with its group if any."""

@@ -95,23 +95,36 @@ def _extra_path(layout: Layout, role: str) -> Path:
     return layout.derived / "cache" / f"rules-{role}.json"
 
 
-def store_extra_alerts(layout: Layout, role: str, alerts: list[str]) -> None:
-    """Keep the alerts other layers compute at write time (promotions due, rule violations)."""
+def store_extra_alerts(layout: Layout, role: str, alerts: list[str], state: dict[str, Any] | None = None) -> None:
+    """Keep the alerts other layers compute at write time (promotions due, rule violations),
+    with whatever state they need to update them next time without starting over."""
     path = _extra_path(layout, role)
     with contextlib.suppress(OSError):
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-        tmp.write_text(json.dumps({"v": _CACHE_VERSION, "alerts": alerts}), encoding="utf-8")
+        data = {"v": _CACHE_VERSION, "alerts": alerts, "state": state or {}}
+        tmp.write_text(json.dumps(data), encoding="utf-8")
         os.replace(tmp, path)
 
 
-def extra_alerts(layout: Layout, role: str) -> list[str]:
+def _extra(layout: Layout, role: str) -> dict[str, Any]:
     try:
         with open(_extra_path(layout, role), encoding="utf-8") as f:
-            alerts = json.load(f)["alerts"]
-        return [a for a in alerts if isinstance(a, str)]
-    except (OSError, ValueError, KeyError, TypeError):
-        return []
+            data = json.load(f)
+        return data if isinstance(data, dict) and data.get("v") == _CACHE_VERSION else {}
+    except (OSError, ValueError):
+        return {}
+
+
+def extra_alerts(layout: Layout, role: str) -> list[str]:
+    alerts = _extra(layout, role).get("alerts")
+    return [a for a in alerts if isinstance(a, str)] if isinstance(alerts, list) else []
+
+
+def extra_state(layout: Layout, role: str) -> dict[str, Any] | None:
+    """The state stored with the extra alerts, or None when there is none to build on."""
+    state = _extra(layout, role).get("state")
+    return state if isinstance(state, dict) and state else None
 
 
 def alerts_for(role: str, path: Path, nb: Notebook, base: Limits) -> list[str]:

@@ -26,7 +26,7 @@ from rolebook.notebook.index import Index, Mistake
 from rolebook.notebook.journal import Writer, WriteResult, append, promote_entries
 from rolebook.notebook.layout import Layout, check_role
 from rolebook.notebook.limits import Limits
-from rolebook.notebook.read import store_extra_alerts
+from rolebook.notebook.read import extra_state, store_extra_alerts
 from rolebook.notebook.search import refresh
 
 from . import similarity
@@ -232,30 +232,38 @@ def violations(
     layout: Layout, rules_path: Path, role: str, mistakes: list[tuple[str, str]]
 ) -> list[tuple[str, Rule, str | None]]:
     """(text, rule, day promoted) for each (id, text) mistake that breaks one of the role's rules:
-    it recurs in a group that was promoted, or the judgement finds it the same as the rule."""
+    it recurs in a group that was promoted, or the judgement finds it the same as the rule.
+
+    Looks only at the groups of these mistakes, so it costs the same whatever the archive holds.
+    """
     rules = {r.id: r for r in list_rules(rules_path, role)}
-    if not rules:
+    if not rules or not mistakes:
         return []
     with Index(layout) as index:
-        known = index.mistakes(role)
-        promoted = index.db.execute(
-            "SELECT id, data FROM docs WHERE role = ? AND section = 'rules' AND op = 'promoted'", (role,)
-        ).fetchall()
-    group_of = {m.id: m.group or m.id for m in known}
-    rule_of_group: dict[str, str] = {}
-    for m in known:
-        if m.rule in rules:
-            rule_of_group[group_of[m.id]] = m.rule
-    for rule_id, data in promoted:
-        for member in (json.loads(data).get("entries") or []) if data and rule_id in rules else []:
-            rule_of_group.setdefault(group_of.get(member, member), rule_id)
+        group_of = index.groups_of(role, [mid for mid, _ in mistakes])
+        rule_of_group = _rules_of_groups(index, role, set(group_of.values()), rules)
     out = []
     for mid, text in mistakes:
-        rid = rule_of_group.get(group_of.get(mid, mid))
+        rid = rule_of_group.get(group_of.get(mid, ""))
         rule = rules.get(rid) if rid else None
         rule = rule or next((r for r in rules.values() if similarity.same_mistake(r.text, text)), None)
         if rule is not None:
             out.append((text, rule, promoted_on(layout, rule)))
+    return out
+
+
+def _rules_of_groups(index: Index, role: str, groups: set[str], rules: dict[str, Rule]) -> dict[str, str]:
+    """The rule each of these recurrence groups was promoted to, if it still is one."""
+    out: dict[str, str] = {}
+    for group, member in index.group_members(role, groups):
+        if member.rule in rules:
+            out[group] = member.rule
+    for record in index.rule_records(role):
+        entries = [e for e in record.get("entries") or [] if isinstance(e, str)]
+        if record.get("id") in rules and entries:
+            for group in index.groups_of(role, entries).values():
+                if group in groups:
+                    out.setdefault(group, record["id"])
     return out
 
 
@@ -283,22 +291,48 @@ def violation_line(rule: Rule, day: str | None) -> str:
     return f"violates rule {rule.id}{when}: {rule.text}"
 
 
-def refresh_alerts(layout: Layout, rules_path: Path, role: str) -> list[str]:
-    """Recompute the rule alerts `read` shows for a role (promotions due, violations) and cache them."""
+def refresh_alerts(
+    layout: Layout, rules_path: Path, role: str, touched: set[str] | None = None, min_dates: int = 3
+) -> list[str]:
+    """Recompute the rule alerts `read` shows for a role and cache them: rule violations by
+    mistakes in the notebook, and recurrence groups due for promotion.
+
+    With `touched` (the groups a write changed), only those are looked at again, so a write
+    costs the same whatever the archive holds; without it, every group is (promote, demote).
+    """
     try:
-        due = candidates(layout, rules_path, role)
+        rules = {r.id: r for r in list_rules(rules_path, role)}
         with Index(layout) as index:
-            active = [(m.id, m.text) for m in index.mistakes(role) if m.active]
-        broken = violations(layout, rules_path, role, active)
+            state = extra_state(layout, role)
+            due = set(state.get("due", [])) if state and touched is not None else None
+            looked_at = set(touched or ()) if due is not None else set(index.groups_due(role, min_dates))
+            due = (due or set()) - looked_at
+            covered = _rules_of_groups(index, role, looked_at, rules) if looked_at else {}
+            members: dict[str, list[Mistake]] = defaultdict(list)
+            for group, member in index.group_members(role, looked_at):
+                members[group].append(member)
+            for group, group_members in members.items():
+                dates = {m.date for m in group_members}
+                if (
+                    len(dates) >= min_dates
+                    and group not in covered
+                    and not _covered(group_members, list(rules.values()))
+                ):
+                    due.add(group)
+            active = index.db.execute(
+                "SELECT d.id, d.text FROM active a JOIN docs d ON d.id = a.id "
+                "WHERE a.role = ? AND d.section = 'mistakes'",
+                (role,),
+            ).fetchall()
+        broken = violations(layout, rules_path, role, [(i, t) for i, t in active])
     except InputError as exc:  # a broken rules block: say so at read rather than fail the write
-        alerts = [f"{exc}"]
-    else:
-        alerts = [f"{role}: a mistake in the notebook {violation_line(rule, day)}" for _, rule, day in broken]
-        if due:
-            most = max(due, key=lambda c: len(c.dates))
-            alerts.append(
-                f"{len(due)} promotion{'s' if len(due) > 1 else ''} due ({role}, up to {len(most.dates)} incidents): "
-                "`rolebook promote` reviews them"
-            )
-    store_extra_alerts(layout, role, alerts)
+        store_extra_alerts(layout, role, [str(exc)])
+        return [str(exc)]
+    alerts = [f"{role}: a mistake in the notebook {violation_line(rule, day)}" for _, rule, day in broken]
+    if due:
+        alerts.append(
+            f"{len(due)} promotion{'s' if len(due) > 1 else ''} due ({role}: mistakes that came back on "
+            f"{min_dates} or more dates): `rolebook promote` reviews them"
+        )
+    store_extra_alerts(layout, role, alerts, {"due": sorted(due)})
     return alerts

@@ -91,7 +91,8 @@ def test_read_says_a_promotion_is_due(tmp_path: Path) -> None:
     three_incidents(tmp_path)
     out = rb(tmp_path, "read", "designer")[1]
     assert out.splitlines()[-1] == (
-        "rolebook: 1 promotion due (designer, up to 3 incidents): `rolebook promote` reviews them"
+        "rolebook: 1 promotion due (designer: mistakes that came back on 3 or more dates): "
+        "`rolebook promote` reviews them"
     )
 
 
@@ -172,3 +173,14 @@ def test_candidates_group_hand_typed_mistakes_by_similarity(tmp_path: Path) -> N
     )
     (c,) = candidates(layout, tmp_path / "CLAUDE.md", "qa")
     assert (c.count, len(c.dates), len(c.active)) == (3, 3, 3)
+
+
+def test_the_promotion_alert_follows_writes_without_a_full_recount(tmp_path: Path) -> None:
+    three_incidents(tmp_path)
+    assert "promotion due" in rb(tmp_path, "read", "designer")[1]
+    rb(tmp_path, "update", "designer", "-l", "an unrelated learning")  # touches no group: the alert stays
+    assert "1 promotion due" in rb(tmp_path, "read", "designer")[1]
+    rb(tmp_path, "promote", "--yes")
+    assert "promotion due" not in rb(tmp_path, "read", "designer")[1]
+    code, out, _ = rb(tmp_path, "obsolete", "designer", "speech bubble")
+    assert code == 1  # promoted: no longer in the notebook
