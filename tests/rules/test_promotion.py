@@ -182,5 +182,5 @@ def test_the_promotion_alert_follows_writes_without_a_full_recount(tmp_path: Pat
     assert "1 promotion due" in rb(tmp_path, "read", "designer")[1]
     rb(tmp_path, "promote", "--yes")
     assert "promotion due" not in rb(tmp_path, "read", "designer")[1]
-    code, out, _ = rb(tmp_path, "obsolete", "designer", "speech bubble")
+    code, _, _ = rb(tmp_path, "obsolete", "designer", "speech bubble")
     assert code == 1  # promoted: no longer in the notebook
