@@ -13,11 +13,22 @@ PROJECT = Path(__file__).resolve().parent.parent
 README = (PROJECT / "README.md").read_text(encoding="utf-8")
 
 
-def block_after(heading: str) -> list[str]:
-    section = README.split(f"\n## {heading}\n", 1)[1]
-    body = re.search(r"```sh\n(.*?)```", section, re.DOTALL)
-    assert body is not None
-    return [line for line in body.group(1).splitlines() if line.strip()]
+def block_after(heading: str, which: int = 0) -> list[str]:
+    section = README.split(f"\n## {heading}\n", 1)[1].split("\n## ", 1)[0]
+    bodies = re.findall(r"```sh\n(.*?)```", section, re.DOTALL)
+    return [line for line in bodies[which].splitlines() if line.strip()]
+
+
+def run_lines(lines: list[str], cwd: Path) -> list[str]:
+    outputs = []
+    for line in lines:
+        argv = shlex.split(line)
+        assert argv[0] == "rolebook"
+        done = subprocess.run([installed_rolebook(), *argv[1:]], cwd=cwd, capture_output=True, text=True)
+        assert done.returncode == 0, (line, done.stderr)
+        assert done.stderr == ""
+        outputs.append(done.stdout)
+    return outputs
 
 
 def installed_rolebook() -> str:
@@ -28,14 +39,7 @@ def installed_rolebook() -> str:
 
 
 def test_try_it_runs_as_written_through_the_installed_command(tmp_path: Path) -> None:
-    outputs = []
-    for line in block_after("Try it"):
-        argv = shlex.split(line)
-        assert argv[0] == "rolebook"
-        done = subprocess.run([installed_rolebook(), *argv[1:]], cwd=tmp_path, capture_output=True, text=True)
-        assert done.returncode == 0, (line, done.stderr)
-        assert done.stderr == ""
-        outputs.append(done.stdout)
+    outputs = run_lines(block_after("Try it"), tmp_path)
     notebook = outputs[3]
     assert "- [2026-03-01] npm ci needs package-lock.json committed" in notebook
     assert "ran the migration on prod; use the staging DB first" in notebook
@@ -45,6 +49,17 @@ def test_try_it_runs_as_written_through_the_installed_command(tmp_path: Path) ->
     assert "coder/error: check ownership first (9/10 worked)" in outputs[7]
     assert outputs[8].startswith(notebook)
     assert "from memory, for this task" in outputs[8] and "check ownership first" in outputs[8]
+
+
+def test_the_recurring_mistake_example_ends_in_a_rule(tmp_path: Path) -> None:
+    run_lines(block_after("Try it"), tmp_path)
+    outputs = run_lines(block_after("Try it", 1), tmp_path)
+    assert "a mistake that recurs (x3)" in outputs[2]
+    assert "1 promotion due" in outputs[3].splitlines()[-1]
+    assert '"count": 3' in outputs[4]
+    assert outputs[5].startswith("designer: promoted R")
+    assert outputs[6].endswith("(incidents 2026-02-05, 2026-03-01, 2026-03-15)\n")
+    assert "<!-- rolebook:rules:start -->" in (tmp_path / "CLAUDE.md").read_text(encoding="utf-8")
 
 
 def test_ci_installs_and_tests_exactly_as_the_readme_says() -> None:
