@@ -308,8 +308,8 @@ def tidy_cmd(
 
         writer = g.writer()
         results = [tidy(config.layout, r, config.limits, writer) for r in roles]
-        for r in roles:
-            refresh_alerts(config.layout, config.rules_file, r, touched=set())
+        for name in roles:
+            refresh_alerts(config.layout, config.rules_file, name, touched=set())
     _warn(*results)
     if as_json:
         _print_json([r.to_dict() for r in results])
