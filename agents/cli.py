@@ -202,7 +202,6 @@ def update_cmd(
     Example:  rolebook update coder -m "ran migrations on prod; use the staging DB" --log "WQ-12: fixed login"
     """
     from rolebook.notebook.intake import check_date, new_entry, parse_snippet
-    from rolebook.notebook.journal import update
 
     g = _globals(ctx)
     day = check_date(date) if date is not None else dt.date.today().isoformat()
@@ -223,36 +222,18 @@ def update_cmd(
         entries += snippet
     if not entries:
         raise InputError("nothing to add: give --mistake, --learning, --feedback, --log or --from FILE")
-    from rolebook.rules.promotion import refresh_alerts, violation_line, violations
-    from rolebook.rules.similarity import same_mistake
+    from rolebook.rules.recording import record_session
 
     config = g.config()
-    result = update(config.layout, check_role(role), entries, config.limits, g.writer(), same_mistake)
-    new_mistakes = [(e.id(role), e.text) for e in result.added if e.section == "mistakes"]
-    broken = violations(config.layout, config.rules_file, role, new_mistakes)
-    refresh_alerts(config.layout, config.rules_file, role, touched=_groups(config, role, new_mistakes))
+    recorded = record_session(config.layout, config.rules_file, check_role(role), entries, config.limits, g.writer())
+    result = recorded.result
+    _warn(result)
     if as_json:
-        data = result.to_dict()
-        data["violations"] = [
-            {"text": text, "rule": rule.id, "rule_text": rule.text, "promoted": on} for text, rule, on in broken
-        ]
-        _warn(result)
-        _print_json(data)
+        _print_json(recorded.to_dict())
     else:
-        _report(result, False)
-        for _, rule, on in broken:
-            print(f"{role}: this mistake {violation_line(rule, on)}")
+        print("\n".join(recorded.lines()))
     if not result.added and not result.changed:
         raise typer.Exit(1)
-
-
-def _groups(config: Config, role: str, mistakes: list[tuple[str, str]]) -> set[str]:
-    from rolebook.notebook.index import Index
-
-    if not mistakes:
-        return set()
-    with Index(config.layout) as index:
-        return set(index.groups_of(role, [mid for mid, _ in mistakes]).values())
 
 
 def _read_input(source: str) -> str:
@@ -273,14 +254,6 @@ def _warn(*results: WriteResult) -> None:
     for result in results:
         for warning in result.warnings:
             sys.stderr.write(f"rolebook: warning: {warning}\n")
-
-
-def _report(result: WriteResult, as_json: bool) -> None:
-    _warn(result)
-    if as_json:
-        _print_json(result.to_dict())
-    else:
-        print(result.summary())
 
 
 @app.command("tidy")
