@@ -658,6 +658,24 @@ def demote_cmd(
     print(f"{rule.role}: demoted {rule.id} from {path.name}: {rule.text}")
 
 
+@app.command("mcp")
+def mcp_cmd(ctx: typer.Context) -> None:
+    """Serve rolebook to any agent that speaks MCP, over stdio.
+
+    Tools: read, update, search, store, log, promote_review, promote_apply. Resources:
+    rolebook://notebook/{role} and rolebook://rules. A prompt: memory_protocol. The root is
+    the client's workspace root when it offers one, else --root, else the working directory.
+    With --as ROLE (or ROLEBOOK_ROLE) writes to other roles are refused.
+
+    \b
+    Example (Claude Code):  claude mcp add rolebook -- rolebook mcp
+    """
+    from .mcp_server import run as serve
+
+    g = _globals(ctx)
+    serve(g.root, g.as_role, g.session)
+
+
 def run(args: list[str]) -> int:
     """Run the typer app on `args`; returns the exit code."""
     try:

@@ -1,0 +1,319 @@
+"""`rolebook mcp`: rolebook for any agent that speaks MCP, over stdio (DESIGN.md section 8).
+
+Tools are thin over the same library calls the CLI makes: typed parameters, a compact
+text result within a token budget, and the same data as structured content. A
+RolebookError becomes a ToolError, which the SDK returns as `isError` with our message.
+Only this module imports the MCP SDK; stdout carries nothing but the protocol.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import sys
+import warnings
+from pathlib import Path
+from typing import Annotated, Any
+from urllib.parse import unquote, urlparse
+
+from mcp import MCPDeprecationWarning
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ResourceError, ToolError
+from mcp.types import CallToolResult, TextContent, ToolAnnotations
+from pydantic import Field
+from rolebook import __version__
+from rolebook.notebook.errors import RolebookError
+from rolebook.notebook.intake import check_date, new_entry
+from rolebook.notebook.journal import Writer
+from rolebook.notebook.layout import check_role
+
+from .config import Config, find_root, load_config
+from .scaffold import PROTOCOL
+
+READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=False)
+WRITES = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
+Role = Annotated[str, Field(description="The agent role, e.g. coder, designer, qa.")]
+
+
+def _result(text: str, data: dict[str, Any]) -> CallToolResult:
+    return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=data)
+
+
+class _Root:
+    """Where the server works: the client's workspace root when it offers one, else
+    --root, else the working directory."""
+
+    def __init__(self, root: Path | None):
+        self.root = root
+        self.from_client: Path | None = None
+
+    async def config(self, ctx: Context[Any, Any] | None) -> Config:
+        if self.from_client is None and ctx is not None:
+            self.from_client = await _client_root(ctx)
+        root = self.from_client or (self.root.absolute() if self.root else find_root())
+        return load_config(root)
+
+
+async def _client_root(ctx: Context[Any, Any]) -> Path | None:
+    caps = ctx.client_capabilities
+    if caps is None or caps.roots is None:
+        return None
+    try:
+        with warnings.catch_warnings():
+            # roots are deprecated from protocol 2026-07-28 (SEP-2577), but clients on
+            # earlier versions still offer them, and the issue asks us to use them
+            warnings.simplefilter("ignore", MCPDeprecationWarning)
+            roots = (await ctx.session.list_roots()).roots
+    except Exception as exc:  # a client that says it has roots but cannot list them
+        sys.stderr.write(f"rolebook mcp: could not list the client's roots ({exc}); using --root\n")
+        return None
+    for root in roots:
+        uri = urlparse(str(root.uri))
+        if uri.scheme == "file":
+            return find_root(Path(unquote(uri.path)))
+    return None
+
+
+def build(root: Path | None = None, scope: str | None = None, session: str | None = None) -> MCPServer:
+    """The rolebook MCP server. `scope`: the one role this server may write to."""
+    where = _Root(root)
+    writer = Writer(check_role(scope) if scope else None, session)
+    server = MCPServer(
+        name="rolebook",
+        version=__version__,
+        instructions="Per-role memory. " + PROTOCOL.replace("`rolebook ", "`").replace("\n", " "),
+    )
+
+    @server.tool(annotations=READ_ONLY)
+    async def read(
+        role: Role,
+        task: Annotated[str | None, Field(description="What you are about to do: adds relevant memory.")] = None,
+        budget: Annotated[int, Field(ge=50, le=20000, description="Token budget of the task hits.")] = 500,
+        ctx: Context[Any, Any] | None = None,
+    ) -> CallToolResult:
+        """Session start: the role's notebook as it is, then at most 5 alerts (and, with task, relevant memory)."""
+        from rolebook.notebook.read import read_notebook
+        from rolebook.notebook.search import Query, render_hits, search
+
+        try:
+            config = await where.config(ctx)
+            result = read_notebook(config.layout, role, config.limits)
+            data = result.to_dict()
+            text = data["text"] + ("" if data["text"].endswith("\n") or not data["text"] else "\n")
+            text += "".join(f"rolebook: {a}\n" for a in result.alerts)
+            if task:
+                found = search(config.layout, Query(task, skip_active_of=role, limit=10))
+                data["task"] = {"query": task, "total": found.total, "hits": [h.to_dict() for h in found.hits]}
+                lines = render_hits(found, budget)
+                if lines:
+                    text += "\nrolebook: from memory, for this task:\n" + "\n".join(lines) + "\n"
+        except RolebookError as exc:
+            raise ToolError(str(exc)) from None
+        return _result(text, data)
+
+    @server.tool(annotations=WRITES)
+    async def update(
+        role: Role,
+        mistakes: Annotated[list[str], Field(description="Mistakes, each with what to do instead.")] = [],  # noqa: B006
+        learnings: Annotated[list[str], Field(description="Things learned that will save time.")] = [],  # noqa: B006
+        feedback: Annotated[list[str], Field(description="Feedback from people, quoted.")] = [],  # noqa: B006
+        log: Annotated[list[str], Field(description="What this session did, e.g. 'WQ-12: fixed login'.")] = [],  # noqa: B006
+        date: Annotated[str | None, Field(description="YYYY-MM-DD (default: today).")] = None,
+        ctx: Context[Any, Any] | None = None,
+    ) -> CallToolResult:
+        """Session end: add entries newest first; the limits prune the oldest to the archive."""
+        from rolebook.rules.recording import record_session
+
+        try:
+            config = await where.config(ctx)
+            day = check_date(date) if date else dt.date.today().isoformat()
+            entries = [
+                new_entry(section, text, day)
+                for section, texts in (
+                    ("mistakes", mistakes),
+                    ("learnings", learnings),
+                    ("feedback", feedback),
+                    ("session_log", log),
+                )
+                for text in texts
+            ]
+            if not entries:
+                raise ToolError("nothing to add: give mistakes, learnings, feedback or log")
+            recorded = record_session(
+                config.layout, config.rules_file, check_role(role), entries, config.limits, writer
+            )
+        except RolebookError as exc:
+            raise ToolError(str(exc)) from None
+        return _result("\n".join(recorded.lines()), recorded.to_dict())
+
+    @server.tool(annotations=READ_ONLY)
+    async def search(
+        query: Annotated[str, Field(description="Words to look for; any text is fine.")],
+        role: Annotated[str | None, Field(description="Only this role.")] = None,
+        section: Annotated[str | None, Field(description="Only this section or category, e.g. mistakes.")] = None,
+        tag: Annotated[str | None, Field(description="Only items with this tag.")] = None,
+        status: Annotated[str | None, Field(description="active, archived, promoted, rule or all.")] = None,
+        since: Annotated[str | None, Field(description="YYYY-MM-DD.")] = None,
+        until: Annotated[str | None, Field(description="YYYY-MM-DD.")] = None,
+        limit: Annotated[int, Field(ge=1, le=100)] = 5,
+        budget: Annotated[int, Field(ge=50, le=20000, description="Tokens at most.")] = 500,
+        ctx: Context[Any, Any] | None = None,
+    ) -> CallToolResult:
+        """Search everything the roles remember: one line a hit, `[date] role/section: text #id`."""
+        from rolebook.notebook.search import Query, render_hits
+        from rolebook.notebook.search import search as run_search
+
+        try:
+            config = await where.config(ctx)
+            q = Query(
+                query,
+                (check_role(role),) if role else (),
+                (section,) if section else (),
+                (tag.lower(),) if tag else (),
+                (status,) if status else (),
+                since,
+                until,
+                limit,
+            )
+            found = run_search(config.layout, q)
+        except RolebookError as exc:
+            raise ToolError(str(exc)) from None
+        for warning in found.warnings:
+            sys.stderr.write(f"rolebook mcp: warning: {warning}\n")
+        lines = render_hits(found, budget) or ["no match"]
+        return _result(
+            "\n".join(lines), {"query": query, "total": found.total, "hits": [h.to_dict() for h in found.hits]}
+        )
+
+    @server.tool(annotations=WRITES)
+    async def store(
+        role: Role,
+        category: Annotated[str, Field(description="A long-term category, e.g. rejected_designs.")],
+        text: Annotated[str, Field(description="The item.")],
+        tags: Annotated[list[str], Field(description="Tags.")] = [],  # noqa: B006
+        ctx: Context[Any, Any] | None = None,
+    ) -> CallToolResult:
+        """Keep an item in long-term memory; an equal item already there is returned instead."""
+        from rolebook.notebook.longterm import store as run_store
+
+        try:
+            config = await where.config(ctx)
+            result = run_store(config.layout, check_role(role), category, text, tags, writer)
+        except RolebookError as exc:
+            raise ToolError(str(exc)) from None
+        if result.record is not None:
+            return _result(
+                f"{role}/{category}: stored #{result.record.id}",
+                {"stored": result.record.to_dict(), "duplicate_of": None},
+            )
+        e = result.existing or {}
+        return _result(
+            f"{role}/{category}: already stored [{e.get('date')}] {e.get('text')} #{e.get('id')}",
+            {"stored": None, "duplicate_of": e},
+        )
+
+    @server.tool(annotations=WRITES)
+    async def log(
+        role: Role,
+        type: Annotated[str, Field(description="error, success or pattern.")],
+        lesson: Annotated[str, Field(description="What was learned.")],
+        context: Annotated[str, Field(description="What was being attempted.")] = "",
+        command: Annotated[str, Field(description="The exact command, if any.")] = "",
+        outcome: Annotated[str | None, Field(description="k/n: worked k times in n.")] = None,
+        tags: Annotated[list[str], Field(description="Keywords.")] = [],  # noqa: B006
+        ctx: Context[Any, Any] | None = None,
+    ) -> CallToolResult:
+        """Log an experience event; outcomes of one context hash add up to a success rate."""
+        from rolebook.notebook.longterm import log_event
+
+        try:
+            config = await where.config(ctx)
+            record = log_event(
+                config.layout,
+                check_role(role),
+                event_type=type,
+                lesson=lesson,
+                context=context,
+                command=command,
+                outcome=outcome,
+                tags=tags,
+                writer=writer,
+            )
+        except RolebookError as exc:
+            raise ToolError(str(exc)) from None
+        return _result(f"{role}: logged {type} {record.extra['ctx_hash']} #{record.id}", record.to_dict())
+
+    @server.tool(annotations=READ_ONLY)
+    async def promote_review(
+        role: Annotated[str | None, Field(description="Only this role.")] = None,
+        min_dates: Annotated[int, Field(ge=2, le=100, description="Incidents on at least this many dates.")] = 3,
+        ctx: Context[Any, Any] | None = None,
+    ) -> CallToolResult:
+        """Mistakes that keep coming back, as proposed rules, and the rules already in force."""
+        from rolebook.rules.promotion import candidates, list_rules, rule_report
+
+        try:
+            config = await where.config(ctx)
+            found = candidates(config.layout, config.rules_file, check_role(role) if role else None, min_dates)
+            rules = [rule_report(config.layout, config.rules_file, r) for r in list_rules(config.rules_file, role)]
+        except RolebookError as exc:
+            raise ToolError(str(exc)) from None
+        lines = [f"{c.id} {c.role}: {c.count} incidents on {len(c.dates)} dates -> {c.rule().line()}" for c in found]
+        text = "\n".join(lines) if lines else "nothing to promote"
+        return _result(text, {"candidates": [c.to_dict() for c in found], "rules": rules})
+
+    @server.tool(annotations=WRITES)
+    async def promote_apply(
+        id: Annotated[str, Field(description="A candidate id from promote_review.")],
+        text: Annotated[str | None, Field(description="The rule's wording (default: the proposal).")] = None,
+        ctx: Context[Any, Any] | None = None,
+    ) -> CallToolResult:
+        """Promote one candidate: a rule line in the rules file; its notebook entries leave as promoted."""
+        from rolebook.rules.promotion import apply, candidates, find_candidate
+
+        try:
+            config = await where.config(ctx)
+            candidate = find_candidate(candidates(config.layout, config.rules_file), id)
+            if writer.by is not None and candidate.role != writer.by:
+                raise ToolError(f"writer is scoped to role {writer.by!r} and may not promote for {candidate.role!r}")
+            done = apply(config.layout, config.rules_file, candidate, config.limits, writer, text)
+        except RolebookError as exc:
+            raise ToolError(str(exc)) from None
+        return _result(
+            f"{done.rule.role}: promoted {done.rule.id}: {done.rule.line()}",
+            {"rule": done.rule.id, "line": done.rule.line(), "left": done.result.count("promoted")},
+        )
+
+    @server.resource("rolebook://notebook/{role}", mime_type="text/markdown")
+    async def notebook(role: str) -> str:
+        """A role's notebook, as it is on disk."""
+        from rolebook.notebook.read import read_notebook
+
+        try:
+            config = await where.config(None)
+            result = read_notebook(config.layout, role, config.limits)
+        except RolebookError as exc:
+            raise ResourceError(str(exc)) from None
+        return result.data.decode("utf-8", errors="replace")
+
+    @server.resource("rolebook://rules", mime_type="text/markdown")
+    async def rules() -> str:
+        """The rules rolebook manages, one line each."""
+        from rolebook.rules.promotion import list_rules
+
+        try:
+            config = await where.config(None)
+            return "".join(r.line() + "\n" for r in list_rules(config.rules_file))
+        except RolebookError as exc:
+            raise ResourceError(str(exc)) from None
+
+    @server.prompt()
+    def memory_protocol(role: str) -> str:
+        """The memory protocol: read at start, search before repeating work, update at the end."""
+        return PROTOCOL.replace("ROLE", role)
+
+    return server
+
+
+def run(root: Path | None, scope: str | None, session: str | None) -> None:
+    """Serve over stdio until the client hangs up."""
+    build(root, scope, session).run("stdio")

@@ -1,0 +1,192 @@
+"""The MCP server, with the SDK's own client: in memory, then once over real stdio."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import anyio
+import mcp.types as t
+from mcp import Client, StdioServerParameters
+from rolebook.agents.mcp_server import build
+from rolebook.notebook.archive import ArchiveRecord, read_records
+from rolebook.notebook.layout import Layout
+from rolebook.notebook.markdown import parse
+
+
+def run(server_root: Path, body: Callable[[Client], Awaitable[Any]], **kw: Any) -> Any:
+    async def main() -> Any:
+        async with Client(build(server_root, kw.pop("scope", None)), **kw) as client:
+            return await body(client)
+
+    return anyio.run(main)
+
+
+def text(result: t.CallToolResult) -> str:
+    block = result.content[0]
+    assert isinstance(block, t.TextContent)
+    return block.text
+
+
+def test_lists_every_tool_with_read_only_annotations_and_the_resources_and_prompt(tmp_path: Path) -> None:
+    async def body(c: Client) -> None:
+        tools = {tool.name: tool for tool in (await c.list_tools()).tools}
+        assert set(tools) == {"read", "update", "search", "store", "log", "promote_review", "promote_apply"}
+        read_only = {n for n, tool in tools.items() if tool.annotations and tool.annotations.read_only_hint}
+        assert read_only == {"read", "search", "promote_review"}
+        assert all("ctx" not in (tool.input_schema.get("properties") or {}) for tool in tools.values())
+        assert tools["update"].input_schema["properties"]["role"]["description"].startswith("The agent role")
+        templates = (await c.list_resource_templates()).resource_templates
+        assert [r.uri_template for r in templates] == ["rolebook://notebook/{role}"]
+        assert [str(r.uri) for r in (await c.list_resources()).resources] == ["rolebook://rules"]
+        assert [p.name for p in (await c.list_prompts()).prompts] == ["memory_protocol"]
+
+    run(tmp_path, body)
+
+
+def test_every_tool_answers_with_text_and_structured_content(tmp_path: Path) -> None:
+    async def body(c: Client) -> None:
+        r = await c.call_tool(
+            "update",
+            {"role": "coder", "mistakes": ["npm install failed with EACCES; chown first"], "date": "2026-01-10"},
+        )
+        assert (r.is_error, text(r)) == (False, "coder: +1 entry, 10/80 lines")
+        assert r.structured_content is not None and r.structured_content["added"][0]["section"] == "mistakes"
+        r = await c.call_tool("search", {"query": "npm EACCES"})
+        assert text(r).startswith("[2026-01-10] coder/mistakes: npm install failed with EACCES")
+        assert r.structured_content is not None and r.structured_content["total"] == 1
+        r = await c.call_tool("read", {"role": "coder"})
+        assert "- [2026-01-10] npm install failed with EACCES; chown first" in text(r)
+        r = await c.call_tool("store", {"role": "designer", "category": "rejected_designs", "text": "speech bubble"})
+        assert text(r).startswith("designer/rejected_designs: stored #")
+        r = await c.call_tool("store", {"role": "designer", "category": "rejected_designs", "text": "Speech Bubble"})
+        assert "already stored" in text(r) and r.structured_content and r.structured_content["stored"] is None
+        r = await c.call_tool(
+            "log",
+            {
+                "role": "coder",
+                "type": "error",
+                "lesson": "check ownership first",
+                "context": "npm install failed with EACCES",
+                "outcome": "9/10",
+            },
+        )
+        assert text(r).startswith("coder: logged error npm-install-eacces #")
+        for day in ("2026-02-10", "2026-03-10"):
+            await c.call_tool(
+                "update",
+                {
+                    "role": "coder",
+                    "date": day,
+                    "mistakes": ["npm install failed with EACCES again; chown the checkout"],
+                },
+            )
+        r = await c.call_tool("promote_review", {})
+        assert r.structured_content is not None
+        (candidate,) = r.structured_content["candidates"]
+        r = await c.call_tool("promote_apply", {"id": candidate["id"], "text": "Chown the checkout before npm ci"})
+        assert text(r).startswith("coder: promoted R")
+        rules = await c.read_resource("rolebook://rules")
+        assert isinstance(rules.contents[0], t.TextResourceContents)
+        assert rules.contents[0].text.startswith("- Chown the checkout before npm ci.")
+        notebook = await c.read_resource("rolebook://notebook/coder")
+        assert isinstance(notebook.contents[0], t.TextResourceContents)
+        assert "## Mistakes" in notebook.contents[0].text
+        prompt = await c.get_prompt("memory_protocol", {"role": "qa"})
+        assert "rolebook read qa" in str(prompt.messages[0].content)
+
+    run(tmp_path, body)
+
+
+def test_errors_come_back_as_is_error_with_the_same_message_as_the_cli(tmp_path: Path) -> None:
+    async def body(c: Client) -> None:
+        cases = [
+            ("update", {"role": "../x", "mistakes": ["x"]}, "invalid role name '../x'"),
+            ("update", {"role": "coder", "mistakes": ["x"], "date": "2026-02-30"}, "'2026-02-30' is not a date"),
+            ("update", {"role": "coder", "mistakes": ["x" * 1001]}, "over the cap of 1000"),
+            ("update", {"role": "coder"}, "nothing to add"),
+            ("search", {"query": ""}, "the query is empty"),
+            ("promote_apply", {"id": "gnothing"}, "no promotion candidate"),
+        ]
+        for tool, args, message in cases:
+            r = await c.call_tool(tool, args)
+            assert r.is_error and message in text(r), (tool, text(r))
+
+    run(tmp_path, body)
+    assert not Layout.default(tmp_path).notebook_path("coder").exists()
+
+
+def test_a_scoped_server_refuses_writes_to_other_roles_but_reads_them(tmp_path: Path) -> None:
+    async def body(c: Client) -> None:
+        r = await c.call_tool("update", {"role": "designer", "learnings": ["x"]})
+        assert r.is_error and "scoped to role 'coder'" in text(r)
+        assert not (await c.call_tool("update", {"role": "coder", "learnings": ["y"]})).is_error
+        assert not (await c.call_tool("read", {"role": "designer"})).is_error
+
+    run(tmp_path, body, scope="coder")
+
+
+def test_the_clients_workspace_root_wins_over_the_servers_root(tmp_path: Path) -> None:
+    workspace = tmp_path / "workspace"
+    workspace.mkdir()
+
+    async def roots(ctx: Any) -> t.ListRootsResult:
+        return t.ListRootsResult(roots=[t.Root(uri=workspace.as_uri(), name="ws")])
+
+    async def body(c: Client) -> None:
+        await c.call_tool("update", {"role": "coder", "learnings": ["kept in the workspace"]})
+
+    run(tmp_path / "elsewhere", body, list_roots_callback=roots, mode="legacy")
+    assert Layout.default(workspace).notebook_path("coder").exists()
+    assert not (tmp_path / "elsewhere").exists()
+
+
+def stdio(root: Path) -> StdioServerParameters:
+    return StdioServerParameters(command=sys.executable, args=["-m", "rolebook", "--root", str(root), "mcp"])
+
+
+def test_over_real_stdio_update_then_search_and_read_see_it(tmp_path: Path) -> None:
+    async def main() -> None:
+        async with Client(stdio(tmp_path)) as c:
+            r = await c.call_tool("update", {"role": "qa", "mistakes": ["tested only in Chrome; Safari broke"]})
+            assert not r.is_error
+            assert "qa/mistakes: tested only in Chrome" in text(await c.call_tool("search", {"query": "Safari"}))
+            assert "tested only in Chrome; Safari broke" in text(await c.call_tool("read", {"role": "qa"}))
+
+    anyio.run(main)
+
+
+def test_mcp_and_cli_writing_at_once_lose_nothing(tmp_path: Path) -> None:
+    cli = [
+        subprocess.Popen(
+            [sys.executable, "-m", "rolebook", "--root", str(tmp_path), "update", "coder", "-l", f"cli learning {i}"],
+            stdout=subprocess.DEVNULL,
+        )
+        for i in range(10)
+    ]
+
+    async def main() -> None:
+        async with Client(stdio(tmp_path)) as c:
+            for i in range(10):
+                assert not (await c.call_tool("update", {"role": "coder", "learnings": [f"mcp learning {i}"]})).is_error
+
+    anyio.run(main)
+    assert all(p.wait(timeout=120) == 0 for p in cli)
+    layout = Layout.default(tmp_path)
+    added = [
+        r.text
+        for _, _, r in read_records(layout.archive_path("coder"))
+        if isinstance(r, ArchiveRecord) and r.op == "added"
+    ]
+    expected = {f"cli learning {i}" for i in range(10)} | {f"mcp learning {i}" for i in range(10)}
+    assert sorted(added) == sorted(expected)  # each once
+    active = {e.text for e in parse(layout.notebook_path("coder").read_text()).entries()}
+    pruned = {
+        r.text
+        for _, _, r in read_records(layout.archive_path("coder"))
+        if isinstance(r, ArchiveRecord) and r.op == "pruned"
+    }
+    assert expected <= active | pruned
