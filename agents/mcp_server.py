@@ -34,6 +34,19 @@ WRITES = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempoten
 Role = Annotated[str, Field(description="The agent role, e.g. coder, designer, qa.")]
 
 
+def _within(lines: list[str], budget: int, what: str) -> str:
+    """As many lines as fit in `budget` tokens (characters / 4), then what was left off."""
+    room, kept = budget * 4, []
+    for line in lines:
+        if len(line) + 1 > room:
+            break
+        kept.append(line)
+        room -= len(line) + 1
+    if len(kept) < len(lines):
+        kept.append(f"{len(kept)} of {len(lines)} {what} shown; raise budget, or see the structured content")
+    return "\n".join(kept)
+
+
 def _result(text: str, data: dict[str, Any]) -> CallToolResult:
     return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=data)
 
@@ -246,9 +259,10 @@ def build(root: Path | None = None, scope: str | None = None, session: str | Non
     async def promote_review(
         role: Annotated[str | None, Field(description="Only this role.")] = None,
         min_dates: Annotated[int, Field(ge=2, le=100, description="Incidents on at least this many dates.")] = 3,
+        budget: Annotated[int, Field(ge=50, le=20000, description="Tokens at most in the text.")] = 500,
         ctx: Context[Any, Any] | None = None,
     ) -> CallToolResult:
-        """Mistakes that keep coming back, as proposed rules, and the rules already in force."""
+        """Mistakes that keep coming back, as proposed rules (the structured content has them all)."""
         from rolebook.rules.promotion import candidates, list_rules, rule_report
 
         try:
@@ -258,7 +272,7 @@ def build(root: Path | None = None, scope: str | None = None, session: str | Non
         except RolebookError as exc:
             raise ToolError(str(exc)) from None
         lines = [f"{c.id} {c.role}: {c.count} incidents on {len(c.dates)} dates -> {c.rule().line()}" for c in found]
-        text = "\n".join(lines) if lines else "nothing to promote"
+        text = _within(lines, budget, "candidates") if lines else "nothing to promote"
         return _result(text, {"candidates": [c.to_dict() for c in found], "rules": rules})
 
     @server.tool(annotations=WRITES)

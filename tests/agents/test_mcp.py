@@ -190,3 +190,24 @@ def test_mcp_and_cli_writing_at_once_lose_nothing(tmp_path: Path) -> None:
         if isinstance(r, ArchiveRecord) and r.op == "pruned"
     }
     assert expected <= active | pruned
+
+
+def test_promote_review_text_keeps_to_its_budget(tmp_path: Path) -> None:
+    async def body(c: Client) -> None:
+        for n in range(12):
+            for day in ("2026-01-01", "2026-02-01", "2026-03-01"):
+                await c.call_tool(
+                    "update",
+                    {
+                        "role": "coder",
+                        "date": day,
+                        "mistakes": [f"subsystem{n} crashed on startup because config{n} was missing"],
+                    },
+                )
+        r = await c.call_tool("promote_review", {"budget": 100})
+        lines = text(r).splitlines()
+        assert len(text(r)) <= 100 * 4 + len(lines[-1]) + 1
+        assert lines[-1] == f"{len(lines) - 1} of 12 candidates shown; raise budget, or see the structured content"
+        assert r.structured_content is not None and len(r.structured_content["candidates"]) == 12
+
+    run(tmp_path, body)
