@@ -52,3 +52,15 @@ def test_read_path_imports_neither_typer_nor_markdown_it_nor_mcp(tmp_path: Path)
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert "- [" in out and "a fact" in out
     assert out.splitlines()[-1] == "[]"
+
+
+def test_only_rolebook_mcp_imports_the_mcp_sdk(tmp_path: Path) -> None:
+    for argv in (["update", "coder", "-l", "x"], ["search", "x"], ["promote", "--json"], ["doctor"]):
+        code = (
+            "import sys\n"
+            "from rolebook.agents.main import main\n"
+            f"main(['--root', {str(tmp_path)!r}, *{argv!r}])\n"
+            "print('mcp' in sys.modules)\n"
+        )
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+        assert out.splitlines()[-1] == "False", argv
