@@ -66,6 +66,16 @@ def _errors(fn: F) -> F:
     return wrapper  # type: ignore[return-value]
 
 
+def _say_redacted(*texts: str) -> list[str]:
+    """Tell the writer which kinds of secret were redacted before writing; returns them."""
+    from rolebook.notebook.intake import redactions
+
+    kinds = redactions(*texts)
+    if kinds:
+        sys.stderr.write(f"rolebook: redacted before writing: {', '.join(kinds)}\n")
+    return kinds
+
+
 def _print_json(data: Any) -> None:
     sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
 
@@ -213,8 +223,10 @@ def update_cmd(
         ("session_log", log),
     ):
         entries += [new_entry(section, text, day) for text in texts or ()]
+    snippet_text = ""
     if from_file is not None:
-        snippet, ignored = parse_snippet(_read_input(from_file), day, from_file if from_file != "-" else "<stdin>")
+        snippet_text = _read_input(from_file)
+        snippet, ignored = parse_snippet(snippet_text, day, from_file if from_file != "-" else "<stdin>")
         if ignored:
             sys.stderr.write(
                 f"rolebook: {from_file}: ignored {ignored} lines that are not list items of a notebook section\n"
@@ -228,8 +240,9 @@ def update_cmd(
     recorded = record_session(config.layout, config.rules_file, check_role(role), entries, config.limits, g.writer())
     result = recorded.result
     _warn(result)
+    redacted = _say_redacted(*(mistake or ()), *(learning or ()), *(feedback or ()), *(log or ()), snippet_text)
     if as_json:
-        _print_json(recorded.to_dict())
+        _print_json({**recorded.to_dict(), "redacted": redacted})
     else:
         print("\n".join(recorded.lines()))
     if not result.added and not result.changed:
@@ -425,11 +438,13 @@ def store_cmd(
     g = _globals(ctx)
     config = g.config()
     result = store(config.layout, check_role(role), category, text, tag or [], g.writer())
+    redacted = _say_redacted(text)
     if as_json:
         _print_json(
             {
                 "stored": result.record.to_dict() if result.record else None,
                 "duplicate_of": result.existing,
+                "redacted": redacted,
             }
         )
     elif result.record is not None:
@@ -482,8 +497,9 @@ def log_cmd(
         ctx_hash=ctx_hash,
         writer=g.writer(),
     )
+    redacted = _say_redacted(lesson, context, command)
     if as_json:
-        _print_json(record.to_dict())
+        _print_json({**record.to_dict(), "redacted": redacted})
     else:
         print(f"{role}: logged {event_type} {record.extra['ctx_hash']} #{record.id}")
 

@@ -22,7 +22,7 @@ from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field
 from rolebook import __version__
 from rolebook.notebook.errors import RolebookError
-from rolebook.notebook.intake import check_date, new_entry
+from rolebook.notebook.intake import check_date, new_entry, redactions
 from rolebook.notebook.journal import Writer
 from rolebook.notebook.layout import check_role
 
@@ -156,7 +156,9 @@ def build(root: Path | None = None, scope: str | None = None, session: str | Non
             )
         except RolebookError as exc:
             raise ToolError(str(exc)) from None
-        return _result("\n".join(recorded.lines()), recorded.to_dict())
+        kinds = redactions(*mistakes, *learnings, *feedback, *log)
+        lines = recorded.lines() + ([f"redacted before writing: {', '.join(kinds)}"] if kinds else [])
+        return _result("\n".join(lines), {**recorded.to_dict(), "redacted": kinds})
 
     @server.tool(annotations=READ_ONLY)
     async def search(
@@ -213,10 +215,12 @@ def build(root: Path | None = None, scope: str | None = None, session: str | Non
             result = run_store(config.layout, check_role(role), category, text, tags, writer)
         except RolebookError as exc:
             raise ToolError(str(exc)) from None
+        kinds = redactions(text)
         if result.record is not None:
+            note = f" (redacted: {', '.join(kinds)})" if kinds else ""
             return _result(
-                f"{role}/{category}: stored #{result.record.id}",
-                {"stored": result.record.to_dict(), "duplicate_of": None},
+                f"{role}/{category}: stored #{result.record.id}{note}",
+                {"stored": result.record.to_dict(), "duplicate_of": None, "redacted": kinds},
             )
         e = result.existing or {}
         return _result(
@@ -253,7 +257,12 @@ def build(root: Path | None = None, scope: str | None = None, session: str | Non
             )
         except RolebookError as exc:
             raise ToolError(str(exc)) from None
-        return _result(f"{role}: logged {type} {record.extra['ctx_hash']} #{record.id}", record.to_dict())
+        kinds = redactions(lesson, context, command)
+        note = f" (redacted: {', '.join(kinds)})" if kinds else ""
+        return _result(
+            f"{role}: logged {type} {record.extra['ctx_hash']} #{record.id}{note}",
+            {**record.to_dict(), "redacted": kinds},
+        )
 
     @server.tool(annotations=READ_ONLY)
     async def promote_review(

@@ -8,12 +8,15 @@ write. A malformed line is reported as `path:line`, skipped, and left where it i
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from .errors import StorageError
 
 VERSION = 1
 
@@ -54,11 +57,10 @@ class ArchiveRecord:
         }
         if self.tags:
             out["tags"] = list(self.tags)
+        # provenance on every record: who wrote it (null when the writer was not scoped), in which session
         out["at"] = self.at
-        if self.by is not None:
-            out["by"] = self.by
-        if self.session is not None:
-            out["session"] = self.session
+        out["by"] = self.by
+        out["session"] = self.session
         out.update((k, v) for k, v in self.extra.items() if k not in out)
         return out
 
@@ -159,18 +161,29 @@ def append_records(path: Path, records: Iterable[ArchiveRecord]) -> int:
     if not data:
         return 0
     created = not path.exists()
-    if created:
-        path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "ab") as f:
-        if not created and f.tell() > 0:
-            with open(path, "rb") as r:
-                r.seek(-1, os.SEEK_END)
-                if r.read(1) != b"\n":
-                    # a line cut short by a crash keeps its own line; ours stays whole
-                    data = b"\n" + data
-        f.write(data)
-        f.flush()
-        os.fsync(f.fileno())
+    try:
+        if created:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        f = open(path, "ab")  # noqa: SIM115 - closed below, after a failed write is undone
+    except OSError as exc:
+        raise StorageError(path, "append to the archive", exc) from None
+    with f:
+        start = f.tell()
+        try:
+            if start > 0:
+                with open(path, "rb") as r:
+                    r.seek(-1, os.SEEK_END)
+                    if r.read(1) != b"\n":
+                        # a line cut short by a crash keeps its own line; ours stays whole
+                        data = b"\n" + data
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        except OSError as exc:
+            # a full disk must not leave half a record behind: undo what got written
+            with contextlib.suppress(OSError):
+                os.ftruncate(f.fileno(), start)
+            raise StorageError(path, "append to the archive", exc, "nothing was appended") from None
     if created:
         from .fsutil import fsync_dir
 

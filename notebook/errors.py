@@ -5,6 +5,7 @@
     │   ├── RoleError             a role name that is not [a-z0-9][a-z0-9_-]{0,63}
     │   ├── EntryError            an entry that is empty, too long, holds control chars
     │   └── ConfigError           rolebook.yaml or frontmatter that cannot be used
+    ├── StorageError              a file could not be written: disk full, read-only, permissions
     ├── LockTimeout               another writer held the role's lock too long
     ├── ScopeError                a write outside the role the writer is scoped to
     └── NoMatch                   nothing matched (exit 1, like grep): not a failure
@@ -50,6 +51,15 @@ class EntryError(InputError):
 
 class ConfigError(InputError):
     """A configuration (rolebook.yaml, frontmatter limits) that cannot be used."""
+
+
+class StorageError(RolebookError):
+    """The file system refused a read or write; nothing was left half-written."""
+
+    def __init__(self, path: str | Path, action: str, exc: OSError, note: str = "nothing was written"):
+        reason = exc.strerror or str(exc) or exc.__class__.__name__
+        super().__init__(f"{path}: cannot {action}: {reason} ({note})")
+        self.path = str(path)
 
 
 class LockTimeout(RolebookError):

@@ -10,7 +10,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-from .errors import LockTimeout, RolebookError
+from .errors import LockTimeout, StorageError
 
 
 def fsync_dir(path: Path) -> None:
@@ -32,12 +32,12 @@ def atomic_write(path: Path, data: bytes) -> None:
 
     A reader sees the old file or the new one, never a mix; a crash leaves the old one.
     """
-    path.parent.mkdir(parents=True, exist_ok=True)
     try:
-        mode = path.stat().st_mode & 0o7777
-    except FileNotFoundError:
-        mode = 0o644 & ~_umask()
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        mode = path.stat().st_mode & 0o7777 if path.exists() else 0o644 & ~_umask()
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    except OSError as exc:
+        raise StorageError(path, "write", exc) from None
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data)
@@ -45,9 +45,11 @@ def atomic_write(path: Path, data: bytes) -> None:
             os.fsync(f.fileno())
         os.chmod(tmp, mode)
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as exc:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
+        if isinstance(exc, OSError):
+            raise StorageError(path, "write", exc, "the file is as it was") from None
         raise
     fsync_dir(path.parent)
 
@@ -68,11 +70,11 @@ def role_lock(path: Path, timeout: float = 30.0) -> Iterator[None]:
     Raises:
         LockTimeout: the lock was still held by another process after `timeout` seconds.
     """
-    path.parent.mkdir(parents=True, exist_ok=True)
     try:
+        path.parent.mkdir(parents=True, exist_ok=True)
         fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
     except OSError as exc:
-        raise RolebookError(f"{path}: cannot open lock file: {exc.strerror}") from None
+        raise StorageError(path, "take the lock", exc) from None
     try:
         deadline = time.monotonic() + timeout
         delay = 0.001

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from .archive import ArchiveRecord, MalformedLine, read_lines
+from .errors import StorageError
 from .layout import Layout
 from .model import Entry
 
@@ -105,7 +106,10 @@ class Index:
         self.db = self._open()
 
     def _open(self) -> sqlite3.Connection:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise StorageError(self.path.parent, "create the derived folder", exc) from None
         for attempt in range(2):
             db = sqlite3.connect(self.path, timeout=30, isolation_level=None)
             try:
@@ -124,6 +128,13 @@ class Index:
                         db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
                     db.execute("COMMIT")
                 return db
+            except sqlite3.OperationalError as exc:
+                db.close()
+                if "readonly" in str(exc) or "unable to open" in str(exc) or "disk" in str(exc):
+                    raise StorageError(self.path, "write the derived index", OSError(0, str(exc))) from None
+                if attempt:
+                    raise
+                self.remove(self.path)
             except sqlite3.DatabaseError:
                 db.close()
                 if attempt:

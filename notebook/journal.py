@@ -16,14 +16,15 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import json
-from collections.abc import Callable, Sequence
+import sqlite3
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from . import read as readpath
 from .archive import LEAVING_OPS, ArchiveRecord, append_records
-from .errors import InputError, NoMatch, ScopeError
+from .errors import InputError, NoMatch, ScopeError, StorageError
 from .fsutil import atomic_write, role_lock
 from .index import Index
 from .layout import Layout, check_role
@@ -38,6 +39,11 @@ from .markdown import (
     render,
 )
 from .model import Entry, Notebook, count_lines, normalize
+
+TOO_DEEP = (
+    "lists or quotes nested over 100 levels deep from here: rolebook cannot tell where entries end, "
+    "so it will not write this notebook; flatten them (nothing was written)"
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -331,13 +337,34 @@ def find_active(nb: Notebook, role: str, selector: str) -> tuple[int, int, Entry
     return hits[0]
 
 
+@contextlib.contextmanager
+def _storage_errors(folder: Path) -> Iterator[None]:
+    """Whatever the file system refuses inside a write becomes one clear StorageError."""
+    try:
+        yield
+    except OSError as exc:
+        raise StorageError(getattr(exc, "filename", None) or folder, "write", exc, _NOTHING_LOST) from None
+    except sqlite3.OperationalError as exc:
+        raise StorageError(folder, "write the derived index", OSError(0, str(exc)), _NOTHING_LOST) from None
+
+
+_NOTHING_LOST = "nothing is lost: the next write finishes or retries this one"
+
+
 def _transact(layout: Layout, role: str, base: Limits, writer: Writer, plan: Plan) -> WriteResult:
     _check_scope(role, writer)
+    with _storage_errors(layout.derived):
+        return _locked_transact(layout, role, base, writer, plan)
+
+
+def _locked_transact(layout: Layout, role: str, base: Limits, writer: Writer, plan: Plan) -> WriteResult:
     path = layout.notebook_path(role)
     pending = layout.derived / "pending" / f"{role}.json"
     with role_lock(layout.lock_path(role)):
         text = readpath.load_text(layout, path)
         nb = parse(text if text is not None else new_notebook_text(role))
+        if nb.too_deep is not None:
+            raise InputError(TOO_DEEP, path, nb.too_deep)
         limits = frontmatter_limits(nb, base, str(path))
         record = _Recorder(role, writer, writer.stamp())
         with Index(layout) as index:
@@ -393,7 +420,7 @@ def append(
     what to append (nothing, for a duplicate); the records are appended and fsynced.
     """
     _check_scope(role, writer)
-    with role_lock(layout.lock_path(role)), Index(layout) as index:
+    with _storage_errors(layout.derived), role_lock(layout.lock_path(role)), Index(layout) as index:
         index.sync(role)
         records = build(index, _Recorder(role, writer, writer.stamp()))
         if records:

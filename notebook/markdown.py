@@ -44,12 +44,17 @@ def frontmatter_span(lines: list[str]) -> int:
     return 0
 
 
+#: Past this many levels of nested blocks markdown-it stops parsing and folds the rest of
+#: the file into the last block; deeper would also risk Python's recursion limit.
+MAX_NESTING = 100
+
+
 @lru_cache(maxsize=1)
 def _parser() -> MarkdownIt:
     from markdown_it import MarkdownIt
 
     # Only the block structure matters; inline parsing would cost time for nothing.
-    return MarkdownIt("commonmark").disable(["inline", "text_join"])
+    return MarkdownIt("commonmark", {"maxNesting": MAX_NESTING}).disable(["inline", "text_join"])
 
 
 def parse(text: str, undated: str | None = None) -> Notebook:
@@ -65,7 +70,11 @@ def parse(text: str, undated: str | None = None) -> Notebook:
     src = [("\n" if i < fm else line) for i, line in enumerate(lines)]
     if src and src[0].startswith(BOM):
         src[0] = src[0][1:]
-    tokens = _parser().parse("".join(src))
+    try:
+        tokens = _parser().parse("".join(src))
+    except RecursionError:
+        return Notebook(text, (), newline, too_deep=1)
+    too_deep = next((t.map[0] + 1 for t in tokens if t.level >= MAX_NESTING - 1 and t.map), None)
 
     headings: list[tuple[int, int, str]] = []  # start, end, text of level-0 h1/h2
     items: list[tuple[int, int, bool]] = []  # start, end, is last item of its list
@@ -91,7 +100,7 @@ def parse(text: str, undated: str | None = None) -> Notebook:
         sections.append(
             Section(key, "".join(lines[start:end]), tuple(_parts(lines, end, stop, key, body_items, undated)))
         )
-    return Notebook("".join(lines[:head_end]), tuple(sections), newline)
+    return Notebook("".join(lines[:head_end]), tuple(sections), newline, too_deep)
 
 
 def _parts(

@@ -120,6 +120,8 @@ class Notebook:
     head: str = ""
     sections: tuple[Section, ...] = ()
     newline: str = "\n"
+    #: 1-based line where nesting went past what the parser follows (its structure is unsure)
+    too_deep: int | None = None
 
     def entries(self, key: str | None = None) -> list[Entry]:
         """Entries of one managed section (all of them when key is None), file order."""

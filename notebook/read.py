@@ -134,6 +134,11 @@ def alerts_for(role: str, path: Path, nb: Notebook, base: Limits) -> list[str]:
     from .model import count_lines
 
     alerts = []
+    if nb.too_deep is not None:  # its structure is unsure: no other alert could be trusted
+        return [
+            f"{path}:{nb.too_deep}: lists or quotes nested over 100 levels deep; "
+            "rolebook will not write this notebook until they are flattened"
+        ]
     try:
         limits = frontmatter_limits(nb, base, str(path))
     except ConfigError as exc:

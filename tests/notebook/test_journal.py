@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from rolebook.notebook import journal
 from rolebook.notebook.archive import ArchiveRecord, read_records
-from rolebook.notebook.errors import InputError, NoMatch, ScopeError
+from rolebook.notebook.errors import InputError, NoMatch, ScopeError, StorageError
 from rolebook.notebook.intake import new_entry
 from rolebook.notebook.journal import Writer, obsolete, tidy, update
 from rolebook.notebook.layout import Layout
@@ -106,7 +106,7 @@ def test_a_retry_after_a_crash_puts_the_entry_back_without_a_second_record(
     layout: Layout, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(journal, "atomic_write", lambda path, data: (_ for _ in ()).throw(OSError("disk gone")))
-    with pytest.raises(OSError):
+    with pytest.raises(StorageError, match="disk gone"):
         update(layout, "coder", mistakes("a"), Limits(), Writer())
     monkeypatch.undo()
     (layout.derived / "pending" / "coder.json").unlink()  # even with the pending note lost

@@ -1,0 +1,222 @@
+"""Faults and hostile input: a full disk, a read-only folder, huge and broken notebooks,
+secrets, hostile role names. Each ends in a clear error or a clean write, never a
+half-written file or a lost entry."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from rolebook.agents.cli import app
+from rolebook.notebook import archive as archive_module
+from rolebook.notebook.archive import ArchiveRecord, read_records
+from rolebook.notebook.errors import StorageError
+from rolebook.notebook.intake import new_entry
+from rolebook.notebook.journal import Writer, update
+from rolebook.notebook.layout import Layout
+from rolebook.notebook.limits import Limits
+from rolebook.notebook.markdown import parse
+from typer.testing import CliRunner
+
+runner = CliRunner()
+
+
+def rb(root: Path, *args: str) -> tuple[int, str, str]:
+    result = runner.invoke(app, ["--root", str(root), *args])
+    return result.exit_code, result.stdout, result.stderr
+
+
+def snapshot(root: Path) -> dict[str, bytes]:
+    return {
+        str(p.relative_to(root)): p.read_bytes()
+        for p in sorted(root.rglob("*"))
+        if p.is_file() and ".rolebook" not in p.parts
+    }
+
+
+@contextlib.contextmanager
+def tmpfs(path: Path, size: str) -> Iterator[Path]:
+    """A small tmpfs at `path`: a real disk that fills up. Skips where mounting is not allowed."""
+    path.mkdir(parents=True, exist_ok=True)
+    if os.geteuid() != 0 or shutil.which("mount") is None:
+        pytest.skip("mounting a tmpfs needs root")
+    done = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(path)], capture_output=True)
+    if done.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here: {done.stderr.decode().strip()}")
+    try:
+        yield path
+    finally:
+        subprocess.run(["umount", "-l", str(path)], capture_output=True)
+
+
+def fill(folder: Path) -> None:
+    fd = os.open(folder / "filler", os.O_WRONLY | os.O_CREAT)
+    try:
+        while True:
+            os.write(fd, b"\0" * 4096)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def test_a_full_disk_is_a_clear_error_and_nothing_is_half_written_or_lost(tmp_path: Path) -> None:
+    with tmpfs(tmp_path / "disk", "2m") as root:
+        rb(root, "init", "coder")
+        assert rb(root, "update", "coder", "-l", "written before the disk filled")[0] == 0
+        before = snapshot(root)
+        fill(root)
+        code, _, err = rb(root, "update", "coder", "-l", "x" * 900, "-m", "y" * 900)
+        assert code == 2
+        assert "cannot" in err and ("nothing was" in err or "nothing is lost" in err) and err.count("\n") == 1
+        assert snapshot(root) == {**before, "filler": (root / "filler").read_bytes()}
+        (root / "filler").unlink()
+        assert rb(root, "update", "coder", "-l", "written after space came back")[0] == 0
+        texts = [e.text for e in parse((root / "agents/state/memory/coder.md").read_text()).entries()]
+        assert texts == ["written after space came back", "written before the disk filled"]
+
+
+def test_a_read_only_folder_refuses_writes_clearly_and_still_reads(tmp_path: Path) -> None:
+    with tmpfs(tmp_path / "ro", "1m") as root:
+        rb(root, "init", "coder")
+        rb(root, "update", "coder", "-l", "a lesson")
+        before = snapshot(root)
+        subprocess.run(["mount", "-o", "remount,ro", str(root)], check=True, capture_output=True)
+        code, _, err = rb(root, "update", "coder", "-l", "refused")
+        assert code == 2 and "Read-only file system" in err and err.count("\n") == 1
+        assert snapshot(root) == before
+        code, out, _ = rb(root, "read", "coder")
+        assert code == 0 and "a lesson" in out
+
+
+def test_a_failed_archive_append_is_undone_so_no_half_record_stays(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    layout = Layout.default(tmp_path)
+    update(layout, "coder", [new_entry("learnings", "kept", "2026-01-01")], Limits(), Writer())
+    archive_before = layout.archive_path("coder").read_bytes()
+    notebook_before = layout.notebook_path("coder").read_bytes()
+
+    def no_space(fd: int) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(archive_module.os, "fsync", no_space)
+    with pytest.raises(StorageError, match="No space left on device"):
+        update(layout, "coder", [new_entry("learnings", "refused", "2026-01-02")], Limits(), Writer())
+    monkeypatch.undo()
+    assert layout.archive_path("coder").read_bytes() == archive_before
+    assert layout.notebook_path("coder").read_bytes() == notebook_before
+
+
+def test_a_ten_megabyte_notebook_of_100k_lines_is_read_and_tidied_losing_nothing(tmp_path: Path) -> None:
+    layout = Layout.default(tmp_path)
+    layout.memory.mkdir(parents=True)
+    lines = [f"- [2026-01-{1 + i % 28:02d}] mistake number {i} " + "x" * 80 for i in range(100_000)]
+    layout.notebook_path("big").write_text("# big\n\n## Mistakes\n" + "\n".join(lines) + "\n")
+    assert layout.notebook_path("big").stat().st_size > 10_000_000
+    code, out, _ = rb(tmp_path, "read", "big")
+    assert code == 0 and "Mistakes has 100000 entries" in out.splitlines()[-1]
+    code, out, _ = rb(tmp_path, "tidy", "big")
+    assert code == 0 and "99980 pruned to the archive" in out
+    records = [r for _, _, r in read_records(layout.archive_path("big")) if isinstance(r, ArchiveRecord)]
+    assert sum(r.op == "added" for r in records) == 100_000
+    live = {e.text for e in parse(layout.notebook_path("big").read_text()).entries()}
+    gone = {r.text for r in records if r.op == "pruned"}
+    assert len(live) == 20 and len(gone) == 99_980 and not live & gone
+
+
+def test_nested_lists_and_nul_bytes_are_kept(tmp_path: Path) -> None:
+    layout = Layout.default(tmp_path)
+    layout.memory.mkdir(parents=True)
+    nested = "".join("  " * i + f"- level {i}\n" for i in range(40))
+    text = "## Mistakes\n- [2026-01-01] top\n" + nested + "\nA NUL \x00 byte in prose.\n"
+    layout.notebook_path("deep").write_text(text)
+    assert rb(tmp_path, "update", "deep", "-l", "still works")[0] == 0
+    after = layout.notebook_path("deep").read_text()
+    assert nested in after and "A NUL \x00 byte in prose.\n" in after
+
+
+def test_lists_nested_past_what_the_parser_follows_are_refused_not_mangled(tmp_path: Path) -> None:
+    layout = Layout.default(tmp_path)
+    layout.memory.mkdir(parents=True)
+    nested = "".join("  " * i + f"- [2026-01-01] level {i}\n" for i in range(500))
+    layout.notebook_path("deep").write_text("## Mistakes\n" + nested + "\nProse after the lists.\n")
+    before = snapshot(tmp_path)
+    code, _, err = rb(tmp_path, "update", "deep", "-l", "x")
+    assert code == 2 and "nested over 100 levels deep" in err and err.count("\n") == 1
+    assert snapshot(tmp_path) == before
+    code, out, _ = rb(tmp_path, "read", "deep")
+    assert code == 0 and "nested over 100 levels deep" in out.splitlines()[-1]
+
+
+def test_binary_bytes_in_a_notebook_are_refused_naming_the_line(tmp_path: Path) -> None:
+    layout = Layout.default(tmp_path)
+    layout.memory.mkdir(parents=True)
+    layout.notebook_path("bin").write_bytes(b"## Mistakes\n- [2026-01-01] ok\n" + bytes(range(256)) + b"\n")
+    before = snapshot(tmp_path)
+    code, _, err = rb(tmp_path, "update", "bin", "-l", "x")
+    assert code == 2 and f"{layout.notebook_path('bin')}:4: not UTF-8" in err  # range(256) holds a newline
+    assert snapshot(tmp_path) == before
+    assert rb(tmp_path, "read", "bin")[0] == 0
+
+
+@pytest.mark.parametrize("role", ["../etc", "/etc/passwd", "a\x00b", "NUL", "aux", "com1", "", "x" * 65, "a b", "é"])
+def test_hostile_role_names_are_refused_before_any_path_is_built(tmp_path: Path, role: str) -> None:
+    code, _, err = rb(tmp_path, "update", role, "-l", "x")
+    assert code == 2 and "invalid role name" in err
+    assert snapshot(tmp_path) == {}
+
+
+SECRETS = {
+    "aws-access-key": "AKIAIOSFODNN7EXAMPLE",
+    "github-token": "ghp_" + "A1b2C3d4" * 5,
+    "openai-key": "sk-proj-" + "Zy9" * 10,
+    "anthropic-key": "sk-ant-api03-" + "Qw8" * 10,
+    "slack-token": "xoxb-1234567890-abcdefghij",
+    "stripe-key": "sk_live_" + "4eC39HqLyjWDarjtT1zdp7dc",
+    "google-api-key": "AIza" + "SyD-" * 8 + "abc",
+    "jwt": "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
+    "bearer-token": "Authorization: Bearer abcdefghijklmnopqrstuvwx",
+    "url-password": "postgres://admin:hunter2hunter2@db.internal/prod",
+    "password": "DB_PASSWORD=correcthorsebattery",
+    "private-key": "-----BEGIN OPENSSH PRIVATE KEY----- b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ "
+    "-----END OPENSSH PRIVATE KEY-----",
+}
+
+
+@pytest.mark.parametrize("kind", sorted(SECRETS))
+def test_secrets_are_redacted_before_any_write_and_the_command_says_so(tmp_path: Path, kind: str) -> None:
+    secret = SECRETS[kind]
+    code, out, err = rb(tmp_path, "update", "coder", "-m", f"pasted {secret} into the log", "--json")
+    assert code == 0
+    assert err == f"rolebook: redacted before writing: {kind}\n"
+    assert json.loads(out)["redacted"] == [kind]
+    value = secret.split("=")[-1].split("Bearer ")[-1].split(":")[-1].split("@")[0]
+    for path in (tmp_path / "agents/state").rglob("*"):
+        if path.is_file() and ".rolebook" not in path.parts:
+            assert value not in path.read_text(errors="replace"), path
+    assert f"[REDACTED:{kind}]" in (tmp_path / "agents/state/memory/coder.md").read_text()
+
+
+def test_store_and_log_redact_too(tmp_path: Path) -> None:
+    code, _, err = rb(tmp_path, "store", "coder", "snippets", f"export GH_TOKEN={SECRETS['github-token']}")
+    assert code == 0 and "redacted before writing: github-token" in err
+    code, _, err = rb(
+        tmp_path,
+        "log",
+        "coder",
+        "--type",
+        "error",
+        "--lesson",
+        "rotate it",
+        "--command",
+        f"curl -u admin:{'x' * 12} https://user:pa55word99@example.com",
+    )
+    assert code == 0 and "url-password" in err
+    assert "pa55word99" not in (tmp_path / "agents/state/archive/coder.jsonl").read_text()
