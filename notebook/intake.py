@@ -46,7 +46,8 @@ def redact(text: str) -> tuple[str, list[str]]:
     """`text` with secret-shaped values replaced by `[REDACTED:kind]`, and the kinds found."""
     kinds: list[str] = []
     for kind, pattern in _SECRETS:
-        text, n = pattern.subn(lambda m, k=kind: (m.group(1) if m.re.groups else "") + f"[REDACTED:{k}]", text)
+        mark = f"[REDACTED:{kind}]"
+        text, n = pattern.subn(lambda m: (m.group(1) if m.re.groups else "") + mark, text)  # noqa: B023
         if n:
             kinds.append(kind)
     return text, kinds
