@@ -1,8 +1,9 @@
-"""`rolebook doctor`: what is wrong with a root, and `--repair` for the derived state.
+"""`rolebook doctor`: what is wrong with a root, and `--repair` for it.
 
-Repair only ever rebuilds what is derived (index, caches, orphan lock files). It never
-changes a canonical file: a notebook over its limits or an interrupted write is
-reported with the command that deals with it.
+Repair rebuilds what is derived (index, caches, orphan lock files) and finishes writes
+a crash cut short. Finishing one changes a notebook, so the notebook as it was is kept
+first under `backup/` beside the notebooks' folder, and the report says where. A
+notebook over its limits is reported with the command that deals with it.
 """
 
 from __future__ import annotations
@@ -83,6 +84,7 @@ def diagnose(layout: Layout, limits: Limits, repair: bool = False) -> Report:
     report = Report(roles=layout.roles())
     if repair:
         _repair(layout, report)
+        _finish_interrupted(layout, limits, report)
     report.index = _index_state(layout, report.roles)
     with Index(layout) as index:
         for role in report.roles:
@@ -150,6 +152,26 @@ def _dead_pid(lock: os.PathLike[str]) -> bool:
     except PermissionError:
         return False
     return False
+
+
+def _finish_interrupted(layout: Layout, limits: Limits, report: Report) -> None:
+    import datetime as dt
+
+    from .journal import Writer, tidy
+
+    for role in report.roles:
+        if not (layout.derived / "pending" / f"{role}.json").exists():
+            continue
+        path = layout.notebook_path(role)
+        kept = ""
+        if path.exists():
+            stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%SZ")
+            backup = layout.memory.parent / "backup" / f"{role}.md.{stamp}"
+            backup.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(path, backup)
+            kept = f"; the notebook before it is kept at {backup}"
+        tidy(layout, role, limits, Writer())
+        report.repaired.append(f"finished a write to {role} that a crash cut short{kept}")
 
 
 def _repair(layout: Layout, report: Report) -> None:

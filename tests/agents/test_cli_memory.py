@@ -9,6 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from rolebook.agents.cli import app
 from typer.testing import CliRunner
 
@@ -161,3 +162,28 @@ def test_doctor_finds_the_lock_a_killed_writer_left_and_repair_removes_it(tmp_pa
     assert code == 0 and f"repaired: removed orphan lock file {lock}" in out
     assert not lock.exists()
     assert rb(tmp_path, "update", "coder", "-l", "the next writer is not blocked")[0] == 0
+
+
+def test_doctor_repair_finishes_a_write_a_crash_cut_short_keeping_the_original(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from rolebook.notebook import journal
+    from rolebook.notebook.errors import StorageError
+    from rolebook.notebook.intake import new_entry
+    from rolebook.notebook.layout import Layout
+    from rolebook.notebook.limits import Limits
+
+    layout = Layout.default(tmp_path)
+    journal.update(layout, "coder", [new_entry("learnings", "first", "2026-01-01")], Limits(), journal.Writer())
+    original = layout.notebook_path("coder").read_bytes()
+    monkeypatch.setattr(journal, "atomic_write", lambda path, data: (_ for _ in ()).throw(OSError("killed")))
+    with pytest.raises(StorageError):
+        journal.update(layout, "coder", [new_entry("learnings", "second", "2026-01-02")], Limits(), journal.Writer())
+    monkeypatch.undo()
+    code, out, _ = rb(tmp_path, "doctor")
+    assert code == 1 and "interrupted write: coder" in out
+    code, out, _ = rb(tmp_path, "doctor", "--repair")
+    assert code == 0 and "repaired: finished a write to coder that a crash cut short" in out
+    (backup,) = (tmp_path / "agents/state/backup").iterdir()
+    assert backup.read_bytes() == original
+    assert "- [2026-01-02] second" in layout.notebook_path("coder").read_text()
