@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import shutil
+import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -65,8 +67,25 @@ def init(root: Path, roles: list[str]) -> InitResult:
         _create(config.layout.archive_path(role), "", result)
     _create(config.protocol, PROTOCOL, result)
     _ensure_line(root / ".gitattributes", f"{_rel(config, config.layout.archive)}/*.jsonl merge=union", result)
+    _ensure_line(root / ".gitattributes", f"{_rel(config, config.layout.memory)}/*.md merge=rolebook", result)
+    _register_merge_driver(root, result)
     _ensure_line(root / ".gitignore", f"/{_rel(config, config.layout.derived)}/", result)
     return result
+
+
+MERGE_DRIVER = "rolebook merge-driver %O %A %B %P"
+
+
+def _register_merge_driver(root: Path, result: InitResult) -> None:
+    """Tell git how to merge notebooks (git config is per clone: run init in each)."""
+    if not (root / ".git").exists() or shutil.which("git") is None:
+        return
+    for key, value in (("merge.rolebook.name", "rolebook notebooks"), ("merge.rolebook.driver", MERGE_DRIVER)):
+        current = subprocess.run(["git", "config", "--get", key], cwd=root, capture_output=True, text=True)
+        if current.stdout.strip() != value:
+            subprocess.run(["git", "config", key, value], cwd=root, check=True, capture_output=True)
+            if key.endswith("driver"):
+                result.updated.append(".git/config (merge driver for notebooks)")
 
 
 def _rel(config: Config, path: Path) -> str:

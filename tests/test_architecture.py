@@ -13,12 +13,13 @@ LAYERS = {"notebook": set(), "rules": {"notebook"}, "agents": {"rules", "noteboo
 
 def imported_layers(path: Path, layer: str) -> set[str]:
     found = set()
+    depth = len(path.relative_to(PROJECT / layer).parts) - 1  # subpackages below the layer's own
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         names = []
         if isinstance(node, ast.Import):
             names = [a.name for a in node.names]
         elif isinstance(node, ast.ImportFrom):
-            names = [node.module or ""] if node.level == 0 else ([layer] if node.level == 1 else ["?up"])
+            names = [node.module or ""] if node.level == 0 else ([layer] if node.level - 1 <= depth else ["?up"])
         for name in names:
             parts = name.split(".")
             if parts[0] == "rolebook" and len(parts) > 1:

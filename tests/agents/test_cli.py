@@ -41,7 +41,10 @@ def test_init_writes_everything_once_and_a_second_run_changes_no_byte(tmp_path: 
         "agents/state/archive/coder.jsonl",
         "agents/state/archive/designer.jsonl",
     }
-    assert files[".gitattributes"] == b"agents/state/archive/*.jsonl merge=union\n"
+    assert (
+        files[".gitattributes"]
+        == b"agents/state/archive/*.jsonl merge=union\nagents/state/memory/*.md merge=rolebook\n"
+    )
     assert files[".gitignore"] == b"/agents/state/.rolebook/\n"
     assert "created agents/state/memory/coder.md" in out
     code, out, _ = rb(tmp_path, "init", "coder", "designer")

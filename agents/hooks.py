@@ -1,0 +1,159 @@
+"""What agent CLIs run at the edges of their loop (DESIGN.md section 9).
+
+`recall`: a tool call failed; print the past lessons that match, or nothing.
+`session_start`: the notebook for the context, and a note of where the archive stood.
+`stop`: remind the agent to write its lessons when this session has not.
+
+None of them may block or fail the agent: any problem is one line on stderr, exit 0.
+They are reached without typer (see main.py), so they start as fast as `read`.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+RECALL_BUDGET = 300  # tokens
+
+
+def _hook_input(raw: str) -> dict[str, Any]:
+    """The hook's JSON from stdin, or {} when there is none or it is not an object."""
+    raw = raw.strip()
+    if not raw:
+        return {}
+    try:
+        data = json.loads(raw)
+    except ValueError:
+        raise ValueError("the hook input on stdin is not JSON") from None
+    if not isinstance(data, dict):
+        raise ValueError("the hook input on stdin is not a JSON object")
+    return data
+
+
+def _text(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    if isinstance(value, dict):
+        return " ".join(_text(v) for k, v in value.items() if k in ("command", "stderr", "stdout", "error", "output"))
+    return ""
+
+
+def recall_text(root: Path | None, role: str | None, command: str, error: str) -> str:
+    """Past lessons matching a failed command and its error, within RECALL_BUDGET tokens."""
+    from rolebook.notebook.index import Index
+    from rolebook.notebook.longterm import derive_ctx_hash
+    from rolebook.notebook.search import Query, SearchResult, render_hits, search
+
+    from .config import find_root, load_config
+
+    if not (command.strip() or error.strip()):
+        return ""
+    config = load_config(root.absolute() if root else find_root())
+    if not config.layout.archive.exists() and not config.layout.memory.exists():
+        return ""
+    ctx_hash = derive_ctx_hash(command, error)
+    query = f"{command} {error}"[:1000]
+    found = search(config.layout, Query(query, roles=(role,) if role else (), limit=5))
+    # an event logged for this very context comes first, whatever its words
+    with Index(config.layout) as index:
+        same = {row[0] for row in index.db.execute("SELECT id FROM docs WHERE ctx_hash = ?", (ctx_hash,))}
+    hits = sorted(found.hits, key=lambda h: (h.id not in same, -h.score))
+    lines = render_hits(SearchResult(tuple(hits), found.total), RECALL_BUDGET)
+    if not lines:
+        return ""
+    return "rolebook: past lessons that match this failure:\n" + "\n".join(lines)
+
+
+def recall(stdin: str, root: Path | None, role: str | None, command: str | None, error: str | None) -> str:
+    """What to print for a failed tool call: the hook JSON the CLI injects, plain text, or ''."""
+    data = _hook_input(stdin)
+    tool_input = data.get("tool_input")
+    cmd = command if command is not None else _text(tool_input)
+    err = (
+        error
+        if error is not None
+        else (_text(data.get("error")) or _text(data.get("error_message")) or _text(data.get("tool_response")))
+    )
+    text = recall_text(root, role, cmd, err)
+    if not text:
+        return ""
+    event = data.get("hook_event_name")
+    if isinstance(event, str) and event:
+        return json.dumps({"hookSpecificOutput": {"hookEventName": event, "additionalContext": text}})
+    return text + "\n"
+
+
+def _session_file(root: Path | None, session: str) -> Path:
+    from .config import find_root, load_config
+
+    config = load_config(root.absolute() if root else find_root())
+    safe = "".join(c for c in session if c.isalnum() or c in "-_")[:80] or "unknown"
+    return config.layout.derived / "sessions" / f"{safe}.json"
+
+
+def _archive_size(root: Path | None, role: str) -> int:
+    from .config import find_root, load_config
+
+    config = load_config(root.absolute() if root else find_root())
+    try:
+        return config.layout.archive_path(role).stat().st_size
+    except FileNotFoundError:
+        return 0
+
+
+def session_start(stdin: str, root: Path | None, role: str) -> None:
+    """Note where the role's archive stood when this session began (the read is printed by the caller)."""
+    session = _hook_input(stdin).get("session_id")
+    if isinstance(session, str) and session:
+        path = _session_file(root, session)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps({"role": role, "archive_size": _archive_size(root, role)}), encoding="utf-8")
+
+
+def stop(stdin: str, root: Path | None, role: str) -> str:
+    """The Stop hook: a reminder (as the CLI's block decision) when this session wrote nothing."""
+    data = _hook_input(stdin)
+    session = data.get("session_id")
+    if data.get("stop_hook_active") or not isinstance(session, str) or not session:
+        return ""  # already reminded once, or no session to tell by
+    path = _session_file(root, session)
+    try:
+        started = json.loads(path.read_text(encoding="utf-8"))["archive_size"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return ""  # the session start was not seen: nothing to compare with
+    if _archive_size(root, role) > started:
+        return ""  # this session wrote to the role's memory
+    reason = (
+        f"Before you finish, record what this session taught the {role} role: "
+        f'`rolebook update {role} --mistake "..." --learning "..." --log "..."` '
+        "(one line each; skip what the notebook already says). If there is nothing worth keeping, say so and stop."
+    )
+    return json.dumps({"decision": "block", "reason": reason})
+
+
+def run(name: str, args: dict[str, Any]) -> int:
+    """Run one hook; never fails: problems go to stderr, exit 0."""
+    try:
+        stdin = "" if sys.stdin is None or sys.stdin.isatty() else sys.stdin.read()
+        root, role = args.get("root"), args.get("role")
+        if name == "recall":
+            out = recall(stdin, root, role, args.get("command"), args.get("error"))
+        elif name == "session-start":
+            from .main import run_read
+
+            session_start(stdin, root, role or "")
+            run_read(root, role or "", False)
+            return 0
+        elif name == "stop":
+            out = stop(stdin, root, role or "")
+        else:
+            raise ValueError(f"unknown hook {name!r}")
+        sys.stdout.write(out)
+        sys.stdout.flush()
+    except BaseException as exc:  # a hook must never fail the agent
+        if isinstance(exc, KeyboardInterrupt):
+            raise
+        sys.stderr.write(f"rolebook {name}: {exc}\n")
+    return 0

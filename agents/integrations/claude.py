@@ -1,0 +1,56 @@
+"""Claude Code: hooks in .claude/settings.json (SessionStart reads the notebook, a failed
+shell command recalls past lessons, Stop reminds the agent to write), the MCP server in
+.mcp.json, and an @-import of the protocol in CLAUDE.md."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from .common import Planned, ensure_line, json_edit, mcp_entry, set_mcp_server
+
+
+def hook_commands(role: str | None) -> dict[str, tuple[str | None, str]]:
+    flag = f" --role {role}" if role else ""
+    return {
+        "SessionStart": (None, f"rolebook hook session-start{flag}"),
+        "PostToolUseFailure": ("Bash", f"rolebook recall{flag}"),
+        "Stop": (None, f"rolebook hook stop{flag}"),
+    }
+
+
+def _add_hooks(role: str | None) -> Any:
+    def change(data: dict[str, Any]) -> None:
+        hooks = data.setdefault("hooks", {})
+        for event, (matcher, command) in hook_commands(role).items():
+            groups = hooks.setdefault(event, [])
+            present = any(
+                h.get("command") == command
+                for g in groups
+                if isinstance(g, dict)
+                for h in g.get("hooks", [])
+                if isinstance(h, dict)
+            )
+            if not present:
+                group: dict[str, Any] = {"hooks": [{"type": "command", "command": command, "timeout": 30}]}
+                if matcher:
+                    group = {"matcher": matcher, **group}
+                groups.append(group)
+
+    return change
+
+
+def plan(root: Path, role: str | None) -> list[Planned]:
+    if role is None:
+        raise_role()
+    return [
+        json_edit(root / ".claude/settings.json", "hooks: session start, failed Bash command, stop", _add_hooks(role)),
+        json_edit(root / ".mcp.json", "MCP server", set_mcp_server("mcpServers", mcp_entry(role))),
+        ensure_line(root / "CLAUDE.md", "@agents/state/PROTOCOL.md", "@-import of the memory protocol"),
+    ]
+
+
+def raise_role() -> None:
+    from rolebook.notebook.errors import InputError
+
+    raise InputError("Claude Code's hooks read one role's notebook: give --role, e.g. --role coder")

@@ -1,0 +1,145 @@
+"""The shared edits of `integrate`: merge a JSON settings file, append a TOML table, add a
+line or a managed block to a rules file. Every edit keeps what the user had, is
+idempotent (a second run changes no byte), and can be printed instead of written."""
+
+from __future__ import annotations
+
+import importlib
+import json
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from rolebook.notebook.errors import InputError
+from rolebook.notebook.fsutil import atomic_write
+
+from ..scaffold import PROTOCOL
+
+AGENTS = ("claude", "codex", "gemini", "copilot", "cursor")
+PROTOCOL_START = "<!-- rolebook:protocol:start -->"
+PROTOCOL_END = "<!-- rolebook:protocol:end -->"
+
+
+@dataclass(frozen=True, slots=True)
+class Planned:
+    """One file and its text after the edit (unchanged when `after` equals `before`)."""
+
+    path: Path
+    before: str | None
+    after: str
+    what: str
+
+    @property
+    def changed(self) -> bool:
+        return self.after != self.before
+
+
+def read(path: Path) -> str | None:
+    try:
+        return path.read_bytes().decode("utf-8")
+    except FileNotFoundError:
+        return None
+    except UnicodeDecodeError as exc:
+        raise InputError("not UTF-8 text; rolebook will not edit it", path) from exc
+
+
+def json_edit(path: Path, what: str, change: Callable[[dict[str, Any]], None]) -> Planned:
+    """Merge into a JSON object file, keeping every other key (and the file's indent)."""
+    before = read(path)
+    data: Any = {}
+    if before is not None and before.strip():
+        try:
+            data = json.loads(before)
+        except json.JSONDecodeError as exc:
+            raise InputError(f"not valid JSON ({exc.msg}); rolebook will not edit it", path, exc.lineno) from None
+        if not isinstance(data, dict):
+            raise InputError("not a JSON object; rolebook will not edit it", path, 1)
+    original = json.dumps(data, sort_keys=True)
+    change(data)
+    if json.dumps(data, sort_keys=True) == original and before is not None:
+        return Planned(path, before, before, what)
+    indent = _indent(before) if before else 2
+    return Planned(path, before, json.dumps(data, indent=indent, ensure_ascii=False) + "\n", what)
+
+
+def _indent(text: str) -> int:
+    match = re.search(r"\n( +)\S", text)
+    return len(match.group(1)) if match else 2
+
+
+def mcp_entry(role: str | None, **extra: Any) -> dict[str, Any]:
+    """The MCP server entry: `rolebook mcp`, scoped to the role when one is given."""
+    args = ["--as", role, "mcp"] if role else ["mcp"]
+    return {**extra, "command": "rolebook", "args": args}
+
+
+def set_mcp_server(key: str, entry: dict[str, Any]) -> Callable[[dict[str, Any]], None]:
+    def change(data: dict[str, Any]) -> None:
+        servers = data.setdefault(key, {})
+        if not isinstance(servers, dict):
+            raise InputError(f"{key!r} is not an object; rolebook will not edit it")
+        current = servers.get("rolebook")
+        # merged, not replaced: two agent CLIs sharing one file (.mcp.json) keep each other's keys
+        servers["rolebook"] = {**current, **entry} if isinstance(current, dict) else entry
+
+    return change
+
+
+def ensure_line(path: Path, line: str, what: str) -> Planned:
+    """A rules file with `line` in it (appended after a blank line when missing)."""
+    before = read(path) or ""
+    if line in (ln.strip() for ln in before.splitlines()):
+        return Planned(path, read(path), before, what)
+    nl = "\r\n" if "\r\n" in before else "\n"
+    return Planned(path, read(path), before + _separator(before, nl) + line + nl, what)
+
+
+def _separator(text: str, nl: str) -> str:
+    """What goes between a file's text and what is appended: one blank line."""
+    if not text or text.endswith(nl + nl):
+        return ""
+    return nl if text.endswith(("\n", "\r")) else nl + nl
+
+
+def ensure_block(path: Path, body: str, what: str) -> Planned:
+    """A rules file holding the protocol between rolebook's markers, replaced in place if present."""
+    before = read(path) or ""
+    nl = "\r\n" if "\r\n" in before else "\n"
+    block = PROTOCOL_START + nl + body.replace("\n", nl).rstrip(nl) + nl + PROTOCOL_END
+    if PROTOCOL_START in before and PROTOCOL_END in before:
+        head, _, rest = before.partition(PROTOCOL_START)
+        _, _, tail = rest.partition(PROTOCOL_END)
+        after = head + block + tail
+    else:
+        sep = (
+            "" if not before else ("" if before.endswith(nl + nl) else nl if before.endswith(("\n", "\r")) else nl + nl)
+        )
+        after = before + sep + block + nl
+    return Planned(path, read(path), after, what)
+
+
+def protocol_for(role: str | None) -> str:
+    return PROTOCOL.replace("ROLE", role) if role else PROTOCOL
+
+
+def plan(agent: str, root: Path, role: str | None) -> list[Planned]:
+    """The edits `integrate AGENT` makes in `root`.
+
+    Raises:
+        InputError: an unknown agent, or a file that cannot be safely merged into.
+    """
+    if agent not in AGENTS:
+        raise InputError(f"unknown agent {agent!r} (one of: {', '.join(AGENTS)})")
+    module = importlib.import_module(f"{__package__}.{agent}")
+    planned: list[Planned] = module.plan(root, role)
+    return planned
+
+
+def apply(planned: list[Planned]) -> list[Planned]:
+    """Write what changed; returns those edits."""
+    done = [p for p in planned if p.changed]
+    for p in done:
+        atomic_write(p.path, p.after.encode("utf-8"))
+    return done

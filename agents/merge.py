@@ -1,0 +1,90 @@
+"""`rolebook merge-driver %O %A %B %P`: git's merge of two branches' notebooks.
+
+Entries are merged by id: those both sides kept, plus those either side added; one that
+either side removed since the base stays removed (it left for that side's archive). The
+text around the entries comes from the side that changed it; when both changed it,
+`git merge-file` merges it and leaves its conflict markers there only. Then the caps
+apply again, and what they push out is journalled in the archive as pruned.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from rolebook.notebook.archive import append_records
+from rolebook.notebook.journal import Writer, _Recorder
+from rolebook.notebook.limits import frontmatter_limits, prune
+from rolebook.notebook.markdown import add_entries, entry_positions, parse, remove_parts, render
+from rolebook.notebook.model import Entry, Notebook, is_role
+
+from .config import find_root, load_config
+
+
+def _skeleton(nb: Notebook) -> Notebook:
+    return remove_parts(nb, {(si, pi) for si, pi, _ in entry_positions(nb)})
+
+
+def _entries(nb: Notebook, role: str) -> dict[str, Entry]:
+    out: dict[str, Entry] = {}
+    for e in nb.entries():
+        known = out.get(e.id(role))
+        if known is None or e.count > known.count:
+            out[e.id(role)] = e
+    return out
+
+
+def _merge_text(base: str, ours: str, theirs: str) -> tuple[str, bool]:
+    """git merge-file of three texts: (result, whether it conflicted)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        paths = []
+        for name, text in (("ours", ours), ("base", base), ("theirs", theirs)):
+            path = Path(tmp) / name
+            path.write_bytes(text.encode("utf-8"))
+            paths.append(str(path))
+        run = subprocess.run(
+            ["git", "merge-file", "-p", "-L", "ours", "-L", "base", "-L", "theirs", *paths], capture_output=True
+        )
+    return run.stdout.decode("utf-8"), run.returncode != 0
+
+
+def merge(base: str, ours: str, theirs: str, role: str) -> tuple[str, bool]:
+    """The merged notebook text (caps not applied yet), and whether its text conflicted."""
+    o, a, b = parse(base), parse(ours), parse(theirs)
+    eo, ea, eb = _entries(o, role), _entries(a, role), _entries(b, role)
+    kept = {i: e for i, e in ea.items() if i in eb or i not in eo}
+    for i, e in eb.items():
+        if i not in eo or i in ea:
+            kept[i] = e if i not in kept or e.count > kept[i].count else kept[i]
+    sa, sb, so = (render(_skeleton(x)) for x in (a, b, o))
+    conflict = False
+    if sa == sb or sb == so:
+        skeleton = _skeleton(a)
+    elif sa == so:
+        skeleton = _skeleton(b)
+    else:
+        text, conflict = _merge_text(so, sa, sb)
+        skeleton = parse(text)
+    merged = add_entries(skeleton, sorted(kept.values(), key=lambda e: e.date, reverse=True))
+    return render(merged), conflict
+
+
+def run(base: Path, ours: Path, theirs: Path, pathname: str | None) -> int:
+    """Merge into `ours` as git expects: exit 0 when clean, 1 when text conflicted."""
+    role = Path(pathname or ours.name).name.removesuffix(".md")
+    if not is_role(role):
+        role = "unknown"
+    o, a, b = (p.read_bytes().decode("utf-8") for p in (base, ours, theirs))
+    text, conflict = merge(o, a, b, role)
+    config = load_config(find_root())
+    nb = parse(text)
+    after, left = prune(nb, frontmatter_limits(nb, config.limits))
+    if left and role != "unknown":
+        record = _Recorder(role, Writer(session="git-merge"), Writer().stamp())
+        append_records(config.layout.archive_path(role), [record("pruned", e) for e in left])
+    ours.write_bytes(render(after).encode("utf-8"))
+    if conflict:
+        sys.stderr.write(f"rolebook merge-driver: {pathname or ours}: the text around the entries conflicted\n")
+    return 1 if conflict else 0

@@ -1,0 +1,233 @@
+"""integrate, the hooks agent CLIs run, and the git merge driver for notebooks."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+from rolebook.agents.cli import app
+from rolebook.agents.merge import merge
+from rolebook.notebook.markdown import parse
+from typer.testing import CliRunner
+
+runner = CliRunner()
+
+
+def rb(root: Path, *args: str) -> tuple[int, str, str]:
+    result = runner.invoke(app, ["--root", str(root), *args])
+    return result.exit_code, result.stdout, result.stderr
+
+
+def files(root: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def seed(root: Path) -> None:
+    (root / ".claude").mkdir()
+    (root / ".claude/settings.json").write_text(
+        json.dumps(
+            {
+                "permissions": {"allow": ["Bash(ls)"]},
+                "hooks": {"Stop": [{"hooks": [{"type": "command", "command": "x"}]}]},
+            }
+        )
+    )
+    (root / ".codex").mkdir()
+    (root / ".codex/config.toml").write_text('# my settings\nmodel = "o4"\n\n[mcp_servers.other]\ncommand = "y"\n')
+    (root / ".gemini").mkdir()
+    (root / ".gemini/settings.json").write_text('{"theme": "Dracula", "mcpServers": {"git": {"command": "uvx"}}}')
+    (root / ".cursor").mkdir()
+    (root / ".cursor/mcp.json").write_text('{"mcpServers": {"db": {"url": "http://x"}}}')
+    (root / "AGENTS.md").write_text("# Agents\r\n\r\nUse tabs.\r\n")
+
+
+@pytest.mark.parametrize("agent", ["claude", "codex", "gemini", "copilot", "cursor"])
+def test_integrate_writes_parseable_config_keeping_the_users_keys_and_is_idempotent(tmp_path: Path, agent: str) -> None:
+    seed(tmp_path)
+    code, _, err = rb(tmp_path, "integrate", agent, "--role", "coder")
+    assert code == 0, err
+    after = files(tmp_path)
+    code, out, _ = rb(tmp_path, "integrate", agent, "--role", "coder")
+    assert (code, files(tmp_path)) == (0, after) and "nothing to change" in out
+    if agent == "claude":
+        settings = json.loads((tmp_path / ".claude/settings.json").read_text())
+        assert settings["permissions"] == {"allow": ["Bash(ls)"]}
+        commands = {e: [h["command"] for g in groups for h in g["hooks"]] for e, groups in settings["hooks"].items()}
+        assert commands == {
+            "Stop": ["x", "rolebook hook stop --role coder"],
+            "SessionStart": ["rolebook hook session-start --role coder"],
+            "PostToolUseFailure": ["rolebook recall --role coder"],
+        }
+        assert settings["hooks"]["PostToolUseFailure"][0]["matcher"] == "Bash"
+        assert json.loads((tmp_path / ".mcp.json").read_text())["mcpServers"]["rolebook"]["args"] == [
+            "--as",
+            "coder",
+            "mcp",
+        ]
+        assert "@agents/state/PROTOCOL.md" in (tmp_path / "CLAUDE.md").read_text()
+    elif agent == "codex":
+        text = (tmp_path / ".codex/config.toml").read_text()
+        assert text.startswith('# my settings\nmodel = "o4"\n')
+        data = tomllib.loads(text)
+        assert data["mcp_servers"]["other"] == {"command": "y"}
+        assert data["mcp_servers"]["rolebook"] == {"command": "rolebook", "args": ["--as", "coder", "mcp"]}
+        agents_md = (tmp_path / "AGENTS.md").read_bytes()
+        assert agents_md.startswith(b"# Agents\r\n\r\nUse tabs.\r\n\r\n<!-- rolebook:protocol:start -->\r\n")
+        assert b"rolebook read coder" in agents_md
+    elif agent == "gemini":
+        data = json.loads((tmp_path / ".gemini/settings.json").read_text())
+        assert data["theme"] == "Dracula" and set(data["mcpServers"]) == {"git", "rolebook"}
+        assert (tmp_path / "GEMINI.md").read_text() == "@agents/state/PROTOCOL.md\n"
+    elif agent == "copilot":
+        entry = json.loads((tmp_path / ".mcp.json").read_text())["mcpServers"]["rolebook"]
+        assert entry == {"type": "stdio", "command": "rolebook", "args": ["--as", "coder", "mcp"], "tools": ["*"]}
+        assert "rolebook update coder" in (tmp_path / ".github/copilot-instructions.md").read_text()
+    else:
+        assert set(json.loads((tmp_path / ".cursor/mcp.json").read_text())["mcpServers"]) == {"db", "rolebook"}
+        assert (tmp_path / ".cursor/rules/rolebook.mdc").read_text().startswith("---\ndescription: rolebook")
+
+
+def test_integrate_print_writes_nothing_and_broken_settings_are_refused(tmp_path: Path) -> None:
+    seed(tmp_path)
+    before = files(tmp_path)
+    code, out, _ = rb(tmp_path, "integrate", "gemini", "--role", "qa", "--print")
+    assert code == 0 and '"rolebook"' in out and files(tmp_path) == before
+    (tmp_path / ".gemini/settings.json").write_text('{"theme": ')
+    code, _, err = rb(tmp_path, "integrate", "gemini")
+    assert code == 2 and "not valid JSON" in err
+    assert (tmp_path / ".gemini/settings.json").read_text() == '{"theme": '
+
+
+def hook(root: Path, args: list[str], payload: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "rolebook", "--root", str(root), *args], input=payload, capture_output=True, text=True
+    )
+
+
+def test_claude_code_hook_payloads_get_the_right_answers(tmp_path: Path) -> None:
+    rb(tmp_path, "init", "coder")
+    rb(
+        tmp_path,
+        "log",
+        "coder",
+        "--type",
+        "error",
+        "--context",
+        "npm install failed with EACCES",
+        "--lesson",
+        "chown the checkout before npm ci",
+        "--outcome",
+        "3/4",
+    )
+    start = hook(
+        tmp_path,
+        ["hook", "session-start", "--role", "coder"],
+        json.dumps({"session_id": "s-1", "hook_event_name": "SessionStart", "source": "startup"}),
+    )
+    assert start.returncode == 0 and start.stdout.startswith("# coder notebook")
+    failure = hook(
+        tmp_path,
+        ["recall", "--role", "coder"],
+        json.dumps(
+            {
+                "session_id": "s-1",
+                "hook_event_name": "PostToolUseFailure",
+                "tool_name": "Bash",
+                "tool_input": {"command": "npm ci", "description": "install"},
+                "tool_use_id": "toolu_1",
+                "error": "npm ERR! code EACCES: permission denied, mkdir node_modules",
+                "is_interrupt": False,
+            }
+        ),
+    )
+    answer = json.loads(failure.stdout)["hookSpecificOutput"]
+    assert answer["hookEventName"] == "PostToolUseFailure"
+    assert "chown the checkout before npm ci (3/4 worked)" in answer["additionalContext"]
+    stop = {"session_id": "s-1", "hook_event_name": "Stop", "stop_hook_active": False}
+    first = hook(tmp_path, ["hook", "stop", "--role", "coder"], json.dumps(stop))
+    assert json.loads(first.stdout)["decision"] == "block" and "rolebook update coder" in first.stdout
+    again = hook(tmp_path, ["hook", "stop", "--role", "coder"], json.dumps({**stop, "stop_hook_active": True}))
+    assert again.stdout == ""
+    rb(tmp_path, "update", "coder", "-l", "wrote this session")
+    assert hook(tmp_path, ["hook", "stop", "--role", "coder"], json.dumps(stop)).stdout == ""
+
+
+@pytest.mark.parametrize("payload", ["garbage", "[1, 2]", '{"tool_input": 5}', "", '{"error": null}'])
+def test_hooks_exit_0_on_garbage_and_say_why_on_stderr_only(tmp_path: Path, payload: str) -> None:
+    for args in (["recall"], ["hook", "stop", "--role", "coder"], ["hook", "session-start", "--role", "../x"]):
+        done = hook(tmp_path, args, payload)
+        assert done.returncode == 0
+        assert done.stdout == "" or args[1:2] == ["session-start"]
+
+
+def test_recall_prints_nothing_when_nothing_matches(tmp_path: Path) -> None:
+    rb(tmp_path, "update", "coder", "-l", "unrelated learning")
+    done = hook(tmp_path, ["recall", "--command", "cargo build", "--error", "linker cc not found"], "")
+    assert (done.returncode, done.stdout) == (0, "")
+
+
+NOTEBOOK = "# coder notebook\n\n## Mistakes\n{m}\n## Learnings\n{l}\n## Session Log\n"
+
+
+def test_merge_keeps_both_sides_entries_and_drops_what_either_side_removed() -> None:
+    base = NOTEBOOK.format(m="- [2026-01-01] old mistake\n", l="- [2026-01-01] old learning\n")
+    ours = NOTEBOOK.format(m="- [2026-02-01] ours\n- [2026-01-01] old mistake\n", l="")  # pruned the learning
+    theirs = NOTEBOOK.format(m="- [2026-01-01] old mistake\n", l="- [2026-03-01] theirs\n- [2026-01-01] old learning\n")
+    text, conflict = merge(base, ours, theirs, "coder")
+    assert not conflict
+    assert [e.text for e in parse(text).entries()] == ["ours", "old mistake", "theirs"]
+
+
+def test_merge_conflicts_only_where_the_text_around_entries_changed_on_both_sides() -> None:
+    base = "# T\n\nIntro.\n\n## Mistakes\n- [2026-01-01] a\n"
+    ours = "# T\n\nIntro, ours.\n\n## Mistakes\n- [2026-02-01] b\n- [2026-01-01] a\n"
+    theirs = "# T\n\nIntro, theirs.\n\n## Mistakes\n- [2026-03-01] c\n- [2026-01-01] a\n"
+    text, conflict = merge(base, ours, theirs, "coder")
+    assert conflict
+    assert "<<<<<<< ours\nIntro, ours.\n=======\nIntro, theirs.\n>>>>>>> theirs\n" in text
+    assert [e.text for e in parse(text).entries()] == ["c", "b", "a"]
+
+
+def git(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {
+        **os.environ,
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@t",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@t",
+        "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
+    }
+    return subprocess.run(["git", *args], cwd=root, capture_output=True, text=True, env=env)
+
+
+def test_two_branches_that_added_entries_merge_in_git_with_no_conflict_and_nothing_lost(tmp_path: Path) -> None:
+    git(tmp_path, "init", "-q", "-b", "main")
+    assert rb(tmp_path, "init", "coder")[0] == 0
+    assert "merge=rolebook" in (tmp_path / ".gitattributes").read_text()
+    assert (
+        git(tmp_path, "config", "--get", "merge.rolebook.driver").stdout.strip() == "rolebook merge-driver %O %A %B %P"
+    )
+    git(tmp_path, "add", "-A")
+    git(tmp_path, "commit", "-qm", "base")
+    git(tmp_path, "checkout", "-qb", "feature")
+    rb(tmp_path, "update", "coder", "-m", "feature mistake", "-l", "feature learning", "--date", "2026-02-01")
+    git(tmp_path, "commit", "-qam", "feature")
+    git(tmp_path, "checkout", "-q", "main")
+    rb(tmp_path, "update", "coder", "-l", "main learning", "--log", "WQ-1: main", "--date", "2026-03-01")
+    git(tmp_path, "commit", "-qam", "main")
+    merged = git(tmp_path, "merge", "-q", "feature", "-m", "merge")
+    assert merged.returncode == 0, merged.stderr + merged.stdout
+    assert git(tmp_path, "status", "--porcelain").stdout == ""
+    texts = {e.text for e in parse((tmp_path / "agents/state/memory/coder.md").read_text()).entries()}
+    assert texts == {"feature mistake", "feature learning", "main learning", "WQ-1: main"}
+    added = [
+        json.loads(line)["text"]
+        for line in (tmp_path / "agents/state/archive/coder.jsonl").read_text().splitlines()
+        if '"added"' in line
+    ]
+    assert sorted(added) == sorted(texts)
