@@ -1,8 +1,8 @@
-"""Whole-process `rolebook read` and `rolebook update` against `python -c pass`.
+"""Whole-process `rolebook read`, `update` and `recall` against `python -c pass`.
 
 Run by hand (never in CI): `python tests/bench/bench_cli.py [--runs 30]`. Budgets
-(DESIGN.md section 11): read at most 6x the bare interpreter, update at most 10x,
-both flat from 0 to 100k archived records. The bare interpreter is timed in the same
+(DESIGN.md section 11): read (and recall, a hook's) at most 6x the bare interpreter,
+update at most 10x, all flat from 0 to 100k archived records. The bare interpreter is timed in the same
 run, interleaved with the commands, because these machines are shared and noisy.
 """
 
@@ -63,9 +63,9 @@ def make_root(root: Path, records: int) -> None:
         )
 
 
-def timed(cmd: list[str]) -> float:
+def timed(cmd: list[str], stdin: str | None = None) -> float:
     start = time.perf_counter()
-    subprocess.run(cmd, check=False, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    subprocess.run(cmd, check=False, input=stdin, capture_output=True, text=True)
     return time.perf_counter() - start
 
 
@@ -76,18 +76,30 @@ def main() -> None:
     args = parser.parse_args()
     exe = [SCRIPT] if SCRIPT else ROLEBOOK
     print(f"python {sys.version.split()[0]}, {os.cpu_count()} cpus, command {' '.join(exe)}, {args.runs} runs each")
-    print(f"{'archive':>8} {'pass ms':>8} {'read ms':>8} {'read x':>7} {'update ms':>10} {'update x':>9}")
+    print(
+        f"{'archive':>8} {'pass ms':>8} {'read ms':>8} {'read x':>7} {'update ms':>10} {'update x':>9} "
+        f"{'recall ms':>10} {'recall x':>9}"
+    )
+    failure = json.dumps(
+        {
+            "hook_event_name": "PostToolUseFailure",
+            "tool_name": "Bash",
+            "tool_input": {"command": "npm ci"},
+            "error": "EACCES flaky deploys",
+        }
+    )
     for size in (int(s) for s in args.sizes.split(",")):
         with tempfile.TemporaryDirectory() as tmp:
             root = Path(tmp)
             make_root(root, size)
-            base, read, update = [], [], []
+            base, read, update, recall = [], [], [], []
             for i in range(args.runs):
                 base.append(timed([sys.executable, "-c", "pass"]))
                 read.append(timed([*exe, "--root", tmp, "read", "coder"]))
                 update.append(timed([*exe, "--root", tmp, "update", "coder", "-l", f"bench learning {i}"]))
-            b, r, u = (statistics.median(x) * 1000 for x in (base, read, update))
-            print(f"{size:>8} {b:>8.1f} {r:>8.1f} {r / b:>7.1f} {u:>10.1f} {u / b:>9.1f}")
+                recall.append(timed([*exe, "--root", tmp, "recall", "--role", "coder"], failure))
+            b, r, u, c = (statistics.median(x) * 1000 for x in (base, read, update, recall))
+            print(f"{size:>8} {b:>8.1f} {r:>8.1f} {r / b:>7.1f} {u:>10.1f} {u / b:>9.1f} {c:>10.1f} {c / b:>9.1f}")
 
 
 if __name__ == "__main__":
