@@ -55,7 +55,8 @@ def recall_text(root: Path | None, role: str | None, command: str, error: str) -
         return ""
     ctx_hash = derive_ctx_hash(command, error)
     query = f"{command} {error}"[:1000]
-    found = search(config.layout, Query(query, roles=(role,) if role else (), limit=5))
+    # a failure's output is long and full of common words: its rarest few say what it is
+    found = search(config.layout, Query(query, roles=(role,) if role else (), limit=5, rarest=4))
     # an event logged for this very context comes first, whatever its words
     with Index(config.layout) as index:
         same = {row[0] for row in index.db.execute("SELECT id FROM docs WHERE ctx_hash = ?", (ctx_hash,))}

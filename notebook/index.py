@@ -24,7 +24,7 @@ from .errors import StorageError
 from .layout import Layout
 from .model import Entry
 
-SCHEMA_VERSION = 7
+SCHEMA_VERSION = 8
 TOKENIZER = "porter unicode61 remove_diacritics 2"
 _PROBE = 256  # bytes compared at the start and just before the offset
 
@@ -37,6 +37,7 @@ _SCHEMA = (
     " search TEXT, data TEXT)",
     "CREATE INDEX docs_role ON docs(role, op)",
     "CREATE INDEX docs_unjournalled ON docs(role) WHERE journalled = 0",
+    "CREATE INDEX docs_ctx_hash ON docs(ctx_hash) WHERE ctx_hash IS NOT NULL",
     "CREATE TABLE active(role TEXT NOT NULL, id TEXT NOT NULL, PRIMARY KEY(role, id))",
     "CREATE TABLE outcomes(role TEXT, ctx_hash TEXT, successes INTEGER, trials INTEGER, PRIMARY KEY(role, ctx_hash))",
     "CREATE TABLE malformed(role TEXT, path TEXT, line INTEGER, reason TEXT)",

@@ -51,6 +51,7 @@ class Query:
     until: str | None = None
     limit: int = 5
     skip_active_of: str | None = None  # a role whose notebook the reader already has
+    rarest: int | None = None  # match on only this many of the query's rarest words
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,11 +130,12 @@ def query_words(text: str) -> list[str]:
     return ([w for w in words if w not in _STOP] or words)[:64]
 
 
-def _telling_words(index: Index, words: list[str]) -> list[str]:
+def _telling_words(index: Index, words: list[str], rarest: int | None = None) -> tuple[list[str], bool]:
     """The words worth matching: those in at most half the documents (the rarest if none).
 
     A word in most documents adds next to nothing to BM25 but makes every one of them a
-    match to score; the index's own tokenizer stems the words to look them up.
+    match to score; the index's own tokenizer stems the words to look them up. The flag
+    says that only such common words were left (BM25 cannot rank by them).
     """
     db = index.db
     db.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.rb_query USING fts5(x, tokenize='{TOKENIZER}')")
@@ -149,10 +151,12 @@ def _telling_words(index: Index, words: list[str]) -> list[str]:
     total = db.execute("SELECT max(rowid) FROM docs").fetchone()[0] or 0
     freq = {i: max((df.get(t, 0) for t in stems.get(i, [])), default=0) for i in range(len(words))}
     kept = [w for i, w in enumerate(words) if 0 < freq[i] <= total / 2]
+    if rarest is not None:
+        kept = sorted(kept, key=lambda w: freq[words.index(w)])[:rarest]
     if not kept:
         present = [i for i in range(len(words)) if freq[i] > 0]
-        kept = [words[min(present, key=lambda i: freq[i])]] if present else []
-    return kept
+        return ([words[min(present, key=lambda i: freq[i])]] if present else []), True
+    return kept, False
 
 
 def refresh(layout: Layout, index: Index) -> list[str]:
@@ -206,7 +210,7 @@ def search(layout: Layout, query: Query, today: dt.date | None = None) -> Search
             check_date(value)
     with Index(layout) as index:
         warnings = refresh(layout, index)
-        words = _telling_words(index, query_words(query.text))
+        words, common = _telling_words(index, query_words(query.text), query.rarest)
         if not words:
             return SearchResult((), 0, tuple(warnings))
         expression = " OR ".join(f'"{w}"' for w in words)
@@ -225,8 +229,10 @@ def search(layout: Layout, query: Query, today: dt.date | None = None) -> Search
         # the window widens while filters leave too few.
         window = max(query.limit * 4, 50)
         while True:
+            # with only words in most documents BM25 cannot rank: the newest matches come first
+            order = "rowid DESC" if common else "2"
             ranked = index.db.execute(
-                "SELECT rowid, bm25(docs_fts, 1.0, 0.4) FROM docs_fts WHERE docs_fts MATCH ? ORDER BY 2 LIMIT ?",
+                f"SELECT rowid, bm25(docs_fts, 1.0, 0.4) FROM docs_fts WHERE docs_fts MATCH ? ORDER BY {order} LIMIT ?",
                 (expression, window),
             ).fetchall()
             rank = dict(ranked)
@@ -248,7 +254,7 @@ def search(layout: Layout, query: Query, today: dt.date | None = None) -> Search
 def candidates(index: Index, role: str, section: str, text: str, limit: int = 20) -> list[tuple[str, str, str, int]]:
     """(id, date, text, count) of a role's items in one section that share telling words with
     `text`, best first: where recurrence looks for earlier occurrences."""
-    words = _telling_words(index, query_words(text))
+    words, _ = _telling_words(index, query_words(text))
     if not words:
         return []
     expression = " OR ".join(f'"{w}"' for w in words)
