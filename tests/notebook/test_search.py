@@ -255,7 +255,12 @@ def test_past_a_thousand_hits_the_count_says_so(tmp_path: Path) -> None:
 def test_when_every_word_is_in_most_documents_the_newest_matches_come_first(tmp_path: Path) -> None:
     layout = Layout.default(tmp_path)
     for day in range(1, 9):
-        update(layout, "devops", [new_entry("learnings", f"deploy note {day}", f"2026-01-0{day}")],
-               Limits(learnings=None, lines=None), Writer())
+        update(
+            layout,
+            "devops",
+            [new_entry("learnings", f"deploy note {day}", f"2026-01-0{day}")],
+            Limits(learnings=None, lines=None),
+            Writer(),
+        )
     hits = search(layout, Query("deploy note", limit=3), today=TODAY).hits
     assert [h.text for h in hits] == ["deploy note 8", "deploy note 7", "deploy note 6"]
