@@ -1,0 +1,118 @@
+"""Commands agent CLIs and git run: recall, hook, integrate, mcp, merge-driver."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rolebook.notebook.layout import check_role
+
+from .cli import JsonOpt, _errors, _globals, _print_json, app
+from .config import find_root
+
+
+@app.command("recall")
+def recall_cmd(
+    ctx: typer.Context,
+    role: Annotated[str | None, typer.Option("--role", help="Only this role's memory.")] = None,
+    command: Annotated[str | None, typer.Option("--command", help="The command that failed.")] = None,
+    error: Annotated[str | None, typer.Option("--error", help="Its error output.")] = None,
+) -> None:
+    """For hooks: print past lessons matching a failed tool call, or nothing. Never fails.
+
+    Reads the agent CLI's hook JSON on stdin (tool name, command, error), or takes
+    --command and --error. In a hook it answers in the form the CLI adds to context.
+
+    \b
+    Example:  rolebook recall --command "npm ci" --error "EACCES: permission denied"
+    """
+    from .hooks import run as run_hook
+
+    g = _globals(ctx)
+    raise typer.Exit(run_hook("recall", {"root": g.root, "role": role, "command": command, "error": error}))
+
+
+@app.command("hook")
+def hook_cmd(
+    ctx: typer.Context,
+    event: Annotated[str, typer.Argument(help="session-start or stop.")],
+    role: Annotated[str, typer.Option("--role", help="The role whose memory the session uses.")],
+) -> None:
+    """For agent CLI hooks: session-start prints the notebook; stop reminds the agent to write its lessons.
+
+    Reads the hook JSON on stdin. Never fails the agent: problems go to stderr, exit 0.
+
+    \b
+    Example (Claude Code SessionStart):  rolebook hook session-start --role coder
+    """
+    from .hooks import run as run_hook
+
+    g = _globals(ctx)
+    raise typer.Exit(run_hook(event, {"root": g.root, "role": role}))
+
+
+@app.command("integrate")
+@_errors
+def integrate_cmd(
+    ctx: typer.Context,
+    agent: Annotated[str, typer.Argument(help="claude, codex, gemini, copilot or cursor.")],
+    role: Annotated[str | None, typer.Option("--role", help="The role this project's agent works as.")] = None,
+    print_only: Annotated[bool, typer.Option("--print", help="Show what would change; write nothing.")] = False,
+    as_json: JsonOpt = False,
+) -> None:
+    """Wire rolebook into an agent CLI: its MCP server entry, its hooks, its rules file.
+
+    Merges into existing settings keeping every other key; a second run changes nothing.
+
+    \b
+    Example:  rolebook integrate claude --role coder
+    """
+    from .integrations import apply, plan
+
+    g = _globals(ctx)
+    root = g.root.absolute() if g.root else find_root()
+    planned = plan(agent, root, check_role(role) if role else None)
+    done = [p for p in planned if p.changed] if print_only else apply(planned)
+    if as_json:
+        _print_json([{"path": str(p.path), "what": p.what, "changed": p.changed, "text": p.after} for p in planned])
+        return
+    for p in planned:
+        rel = p.path.relative_to(root) if p.path.is_relative_to(root) else p.path
+        if print_only and p.changed:
+            print(f"--- {rel} ({p.what}) would become:\n{p.after}")
+        elif p.changed:
+            print(f"{'created' if p.before is None else 'updated'} {rel}: {p.what}")
+    if not done:
+        print(f"{agent}: already integrated, nothing to change")
+
+
+@app.command("merge-driver", hidden=True)
+def merge_driver_cmd(
+    base: Annotated[Path, typer.Argument(help="%O: the common ancestor.")],
+    ours: Annotated[Path, typer.Argument(help="%A: ours; the result is written here.")],
+    theirs: Annotated[Path, typer.Argument(help="%B: theirs.")],
+    pathname: Annotated[str | None, typer.Argument(help="%P: the notebook's path.")] = None,
+) -> None:
+    """git's merge driver for notebooks (init registers it): entries merged by id, caps re-applied."""
+    from .merge import run as merge
+
+    raise typer.Exit(merge(base, ours, theirs, pathname))
+
+
+@app.command("mcp")
+def mcp_cmd(ctx: typer.Context) -> None:
+    """Serve rolebook to any agent that speaks MCP, over stdio.
+
+    Tools: read, update, search, store, log, promote_review, promote_apply. Resources:
+    rolebook://notebook/{role} and rolebook://rules. A prompt: memory_protocol. The root is
+    the client's workspace root when it offers one, else --root, else the working directory.
+    With --as ROLE (or ROLEBOOK_ROLE) writes to other roles are refused.
+
+    \b
+    Example (Claude Code):  claude mcp add rolebook -- rolebook mcp
+    """
+    from .mcp_server import run as serve
+
+    g = _globals(ctx)
+    serve(g.root, g.as_role, g.session)

@@ -1,0 +1,155 @@
+"""Commands over rules: promote, rules, demote."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rolebook.notebook.errors import InputError
+from rolebook.notebook.layout import check_role
+
+from .cli import JsonOpt, _errors, _globals, _print_json, app
+from .config import Config
+
+RulesFileOpt = Annotated[
+    Path | None, typer.Option("--rules-file", help="The rules file (default: rules_file in rolebook.yaml, CLAUDE.md).")
+]
+
+
+@app.command("promote")
+@_errors
+def promote_cmd(
+    ctx: typer.Context,
+    role: Annotated[str | None, typer.Option("--role", help="Only this role.")] = None,
+    min_dates: Annotated[int, typer.Option("--min", min=2, help="Incidents on at least this many dates.")] = 3,
+    apply_id: Annotated[str | None, typer.Option("--apply", help="Promote this candidate (its id).")] = None,
+    text: Annotated[str | None, typer.Option("--text", help="With --apply: the rule's wording.")] = None,
+    yes: Annotated[bool, typer.Option("--yes", help="Promote every candidate as proposed.")] = False,
+    interactive: Annotated[
+        bool | None, typer.Option("--interactive/--no-interactive", help="Ask per candidate (default: in a terminal).")
+    ] = None,
+    rules_file: RulesFileOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Review mistakes that keep coming back and make them rules in CLAUDE.md (or AGENTS.md).
+
+    A candidate is a group of occurrences of one mistake on at least 3 distinct dates
+    (--min) that is not a rule yet. In a terminal: promote, edit or skip each one.
+    Promoting writes one line into the rolebook block of the rules file and moves the
+    group's notebook entries to the archive as promoted.
+
+    \b
+    Example:  rolebook promote --json
+              rolebook promote --apply g1a2b3c4 --text "Merge the shapes before export."
+    """
+    from rolebook.rules import promotion
+
+    g = _globals(ctx)
+    config = g.config()
+    path = rules_file.absolute() if rules_file else config.rules_file
+    found = promotion.candidates(config.layout, path, check_role(role) if role else None, min_dates)
+    if text is not None and apply_id is None:
+        raise InputError("--text goes with --apply ID")
+    if apply_id is not None:
+        chosen = [(promotion.find_candidate(found, apply_id), text)]
+    elif yes:
+        chosen = [(c, None) for c in found]
+    elif as_json:
+        rules = [_rule_dict(config, path, r) for r in promotion.list_rules(path, role)]
+        _print_json({"rules_file": str(path), "candidates": [c.to_dict() for c in found], "rules": rules})
+        return
+    elif interactive if interactive is not None else sys.stdin.isatty():
+        chosen = _review(found)
+    else:
+        for c in found:
+            print(f"{c.id} {c.role}: {c.count} incidents on {len(c.dates)} dates: {c.phrasing}")
+        many = f"{len(found)} candidate{'s' if len(found) != 1 else ''}"
+        print(f"{many}: `rolebook promote --apply ID` or `--yes`" if found else "nothing to promote")
+        return
+    done = [promotion.apply(config.layout, path, c, config.limits, g.writer(), t) for c, t in chosen]
+    if as_json:
+        _print_json(
+            {"promoted": [{"rule": p.rule.id, "line": p.rule.line(), "left": p.result.count("promoted")} for p in done]}
+        )
+        return
+    for p in done:
+        n = p.result.count("promoted")
+        print(
+            f"{p.rule.role}: promoted {p.rule.id} to {path.name}: {p.rule.text} "
+            f"({n} notebook {'entry' if n == 1 else 'entries'} archived as promoted)"
+        )
+    if not done:
+        print("nothing promoted")
+
+
+def _review(found: list[Any]) -> list[tuple[Any, str | None]]:
+    chosen: list[tuple[Any, str | None]] = []
+    for n, c in enumerate(found, 1):
+        print(f"[{n}/{len(found)}] {c.role}: {c.count} incidents on {len(c.dates)} dates ({', '.join(c.dates)})")
+        print(f"  latest wording: {c.phrasing}")
+        print(f"  proposed rule:  {c.rule().line()}")
+        answer = typer.prompt("  promote, edit, skip or quit? [p/e/s/q]", default="s").strip().lower()[:1]
+        if answer == "p":
+            chosen.append((c, None))
+        elif answer == "e":
+            chosen.append((c, typer.prompt("  rule text", default=c.rule().text)))
+        elif answer == "q":
+            break
+    return chosen
+
+
+def _rule_dict(config: Config, path: Path, rule: Any) -> dict[str, Any]:
+    from rolebook.rules.promotion import rule_report
+
+    return rule_report(config.layout, path, rule)
+
+
+@app.command("rules")
+@_errors
+def rules_cmd(
+    ctx: typer.Context,
+    role: Annotated[str | None, typer.Option("--role", help="Only this role.")] = None,
+    rules_file: RulesFileOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """List the rules rolebook manages in the rules file, with their ids.
+
+    \b
+    Example:  rolebook rules --role designer
+    """
+    from rolebook.rules.promotion import list_rules
+
+    g = _globals(ctx)
+    config = g.config()
+    path = rules_file.absolute() if rules_file else config.rules_file
+    rules = list_rules(path, check_role(role) if role else None)
+    if as_json:
+        _print_json({"rules_file": str(path), "rules": [_rule_dict(config, path, r) for r in rules]})
+        return
+    for r in rules:
+        print(f"{r.id} {r.role}: {r.text} (incidents {', '.join(r.incidents)})")
+    if not rules:
+        print(f"no rules in {path} yet: `rolebook promote` reviews the mistakes that keep coming back")
+
+
+@app.command("demote")
+@_errors
+def demote_cmd(
+    ctx: typer.Context,
+    rule_id: Annotated[str, typer.Argument(help="The rule's id, from `rolebook rules`.")],
+    rules_file: RulesFileOpt = None,
+) -> None:
+    """Take a rule back out of the rules file; the archive keeps it as demoted.
+
+    \b
+    Example:  rolebook demote R3f9a1c
+    """
+    from rolebook.rules.promotion import demote
+
+    g = _globals(ctx)
+    config = g.config()
+    path = rules_file.absolute() if rules_file else config.rules_file
+    rule = demote(config.layout, path, rule_id, g.writer())
+    print(f"{rule.role}: demoted {rule.id} from {path.name}: {rule.text}")
