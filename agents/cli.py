@@ -101,6 +101,9 @@ def _main(
     ] = None,
 ) -> None:
     ctx.obj = Globals(root, as_role, session)
+    from rolebook.notebook import progress
+
+    progress.listen(lambda message: sys.stderr.write(f"rolebook: {message}\n"))
 
 
 @app.command("init")

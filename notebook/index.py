@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from . import progress
 from .archive import ArchiveRecord, MalformedLine, read_lines
 from .errors import StorageError
 from .layout import Layout
@@ -184,6 +185,8 @@ class Index:
                 db.execute("DELETE FROM outcomes WHERE role=?", (role,))
                 db.execute("DELETE FROM groups WHERE role=?", (role,))
                 db.execute("DELETE FROM malformed WHERE role=?", (role,))
+            if size - offset > progress.BIG_ARCHIVE_BYTES:
+                progress.notice(f"indexing {(size - offset) / 1e6:.0f} MB of {path.name} (once; later reads are quick)")
             bad: list[MalformedLine] = []
             rows: list[tuple[object, ...]] = []
             outcomes: dict[str, list[int]] = {}

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from . import progress
 from . import read as readpath
 from .archive import LEAVING_OPS, ArchiveRecord, append_records
 from .errors import InputError, NoMatch, ScopeError, StorageError
@@ -362,6 +363,10 @@ def _locked_transact(layout: Layout, role: str, base: Limits, writer: Writer, pl
     pending = layout.derived / "pending" / f"{role}.json"
     with role_lock(layout.lock_path(role)):
         text = readpath.load_text(layout, path)
+        if text is not None and len(text) > progress.BIG_NOTEBOOK_BYTES:
+            progress.notice(
+                f"{path.name} is {len(text) / 1e6:.0f} MB: reading, journalling and pruning it takes a while"
+            )
         nb = parse(text if text is not None else new_notebook_text(role))
         if nb.too_deep is not None:
             raise InputError(TOO_DEEP, path, nb.too_deep)

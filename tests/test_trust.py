@@ -220,3 +220,18 @@ def test_store_and_log_redact_too(tmp_path: Path) -> None:
     )
     assert code == 0 and "url-password" in err
     assert "pa55word99" not in (tmp_path / "agents/state/archive/coder.jsonl").read_text()
+
+
+def test_slow_work_says_so_on_stderr_first(tmp_path: Path) -> None:
+    layout = Layout.default(tmp_path)
+    layout.memory.mkdir(parents=True)
+    layout.notebook_path("big").write_text(
+        "## Learnings\n" + "".join(f"- [2026-01-01] learning {i} " + "z" * 60 + "\n" for i in range(20_000))
+    )
+    code, _, err = rb(tmp_path, "tidy", "big")
+    assert code == 0 and err.startswith("rolebook: big.md is 2 MB: reading, journalling and pruning it takes a while\n")
+    shutil.rmtree(layout.derived)
+    code, _, err = rb(tmp_path, "search", "learning")
+    assert (
+        code == 0 and "MB of big.jsonl (once; later reads are quick)" in err and err.startswith("rolebook: indexing ")
+    )
