@@ -296,8 +296,6 @@ def build(root: Path | None = None, scope: str | None = None, session: str | Non
         try:
             config = await where.config(ctx)
             candidate = find_candidate(candidates(config.layout, config.rules_file), id)
-            if writer.by is not None and candidate.role != writer.by:
-                raise ToolError(f"writer is scoped to role {writer.by!r} and may not promote for {candidate.role!r}")
             done = apply(config.layout, config.rules_file, candidate, config.limits, writer, text)
         except RolebookError as exc:
             raise ToolError(str(exc)) from None

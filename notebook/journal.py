@@ -353,7 +353,7 @@ _NOTHING_LOST = "nothing is lost: the next write finishes or retries this one"
 
 
 def _transact(layout: Layout, role: str, base: Limits, writer: Writer, plan: Plan) -> WriteResult:
-    _check_scope(role, writer)
+    check_scope(role, writer)
     with _storage_errors(layout.derived):
         return _locked_transact(layout, role, base, writer, plan)
 
@@ -424,7 +424,7 @@ def append(
     Under the role's lock, with the index brought up to the archive, `build` decides
     what to append (nothing, for a duplicate); the records are appended and fsynced.
     """
-    _check_scope(role, writer)
+    check_scope(role, writer)
     with _storage_errors(layout.derived), role_lock(layout.lock_path(role)), Index(layout) as index:
         index.sync(role)
         records = build(index, _Recorder(role, writer, writer.stamp()))
@@ -434,7 +434,8 @@ def append(
     return records
 
 
-def _check_scope(role: str, writer: Writer) -> None:
+def check_scope(role: str, writer: Writer) -> None:
+    """Raises ScopeError when a writer scoped to one role would write another (RoleError for a bad name)."""
     check_role(role)
     if writer.by is not None and writer.by != role:
         raise ScopeError(f"writer is scoped to role {writer.by!r} and may not write to {role!r}")

@@ -23,7 +23,7 @@ from rolebook.notebook.archive import ArchiveRecord
 from rolebook.notebook.errors import InputError, NoMatch
 from rolebook.notebook.fsutil import atomic_write, role_lock
 from rolebook.notebook.index import Index, Mistake
-from rolebook.notebook.journal import Writer, WriteResult, append, promote_entries
+from rolebook.notebook.journal import Writer, WriteResult, append, check_scope, promote_entries
 from rolebook.notebook.layout import Layout, check_role
 from rolebook.notebook.limits import Limits
 from rolebook.notebook.read import extra_state, store_extra_alerts
@@ -168,6 +168,7 @@ def apply(
     rule = candidate.rule(text)
     if not rule.text.strip("."):
         raise InputError("the rule text is empty")
+    check_scope(candidate.role, writer)  # before the rules file changes, not after
     added = write_rules(layout, rules_path, lambda f: add_rule(f, rule))
     result = promote_entries(
         layout, candidate.role, set(candidate.members), rule.id, rule.text, rule.incidents, limits, writer
@@ -205,6 +206,7 @@ def find_rule(rules_path: Path, key: str) -> Rule:
 def demote(layout: Layout, rules_path: Path, key: str, writer: Writer) -> Rule:
     """Take a rule out of the block; the archive keeps it as `demoted`."""
     rule = find_rule(rules_path, key)
+    check_scope(rule.role, writer)  # before the rules file changes, not after
     write_rules(layout, rules_path, lambda f: remove_rule(f, rule.id))
     today = dt.date.today().isoformat()
 

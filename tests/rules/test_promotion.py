@@ -184,3 +184,17 @@ def test_the_promotion_alert_follows_writes_without_a_full_recount(tmp_path: Pat
     assert "promotion due" not in rb(tmp_path, "read", "designer")[1]
     code, _, _ = rb(tmp_path, "obsolete", "designer", "speech bubble")
     assert code == 1  # promoted: no longer in the notebook
+
+
+def test_a_scoped_writer_cannot_promote_or_demote_another_roles_rule_and_nothing_changes(tmp_path: Path) -> None:
+    three_incidents(tmp_path)
+    (tmp_path / "CLAUDE.md").write_text("# Rules\n")
+    gid = json.loads(rb(tmp_path, "promote", "--json")[1])["candidates"][0]["id"]
+    code, _, err = rb(tmp_path, "--as", "coder", "promote", "--apply", gid)
+    assert code == 2 and "scoped to role 'coder'" in err
+    assert (tmp_path / "CLAUDE.md").read_text() == "# Rules\n"
+    rb(tmp_path, "promote", "--apply", gid)
+    before = (tmp_path / "CLAUDE.md").read_text()
+    rule_id = json.loads(rb(tmp_path, "rules", "--json")[1])["rules"][0]["id"]
+    code, _, err = rb(tmp_path, "--as", "coder", "demote", rule_id)
+    assert code == 2 and (tmp_path / "CLAUDE.md").read_text() == before
