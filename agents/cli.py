@@ -359,7 +359,7 @@ def _search_warnings(warnings: tuple[str, ...]) -> None:
 
 
 # The other commands register themselves on `app` when their modules are imported.
-from . import cli_agents, cli_memory, cli_rules  # noqa: E402, F401
+from . import cli_agents, cli_data, cli_memory, cli_rules  # noqa: E402, F401
 
 
 def run(args: list[str]) -> int:

@@ -157,7 +157,12 @@ def read_lines(
 
 def append_records(path: Path, records: Iterable[ArchiveRecord]) -> int:
     """Append records in one write and fsync them. Returns bytes written."""
-    data = "".join(r.to_line() for r in records).encode("utf-8")
+    return append_lines(path, [r.to_line().encode("utf-8") for r in records])
+
+
+def append_lines(path: Path, lines: Iterable[bytes]) -> int:
+    """Append whole lines (each ending in a newline) in one write and fsync them. Returns bytes written."""
+    data = b"".join(lines)
     if not data:
         return 0
     created = not path.exists()

@@ -85,7 +85,7 @@ def diagnose(layout: Layout, limits: Limits, repair: bool = False) -> Report:
     if repair:
         _repair(layout, report)
         _finish_interrupted(layout, limits, report)
-    report.index = _index_state(layout, report.roles)
+    report.index = index_state(layout, report.roles)
     with Index(layout) as index:
         for role in report.roles:
             index.sync(role)
@@ -106,7 +106,7 @@ def diagnose(layout: Layout, limits: Limits, repair: bool = False) -> Report:
     return report
 
 
-def _index_state(layout: Layout, roles: list[str]) -> str:
+def index_state(layout: Layout, roles: list[str]) -> str:
     path = layout.derived / "index.sqlite"
     if not path.exists():
         return "missing (rebuilt from the archives on the next search)"

@@ -17,7 +17,7 @@ import contextlib
 import datetime as dt
 import json
 import sqlite3
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -175,6 +175,7 @@ def update(
     limits: Limits,
     writer: Writer,
     same: Callable[[str, str], bool] | None = None,
+    fields: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> WriteResult:
     """Add entries to a role's notebook (newest first), then apply its limits.
 
@@ -183,6 +184,7 @@ def update(
     With `same` (the judgement of two mistakes), a new mistake that matches earlier
     occurrences, active or archived, is a recurrence: it goes on top with `(xN)`, N
     counting every occurrence, in their group; the older active lines leave as `recurred`.
+    `fields` (by entry id) are kept on an entry's `added` record: an import's `source`.
     """
 
     def plan(nb: Notebook, index: Index, record: _Recorder) -> _Change:
@@ -202,7 +204,7 @@ def update(
             if state is None and same is not None and e.section == "mistakes":
                 e = _recurrence(nb, index, record, change, e, same)
             elif state is None:
-                change.records.append(record("added", e))
+                change.records.append(record("added", e, **(fields or {}).get(e.id(role), {})))
             change.added.append(e)
         change.notebook = add_entries(change.notebook, change.added)
         return change

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
 
 from .archive import ArchiveRecord
 from .errors import InputError
@@ -194,3 +196,51 @@ def log_event(
         return [record.record("logged", rid, event_type, day, body, tagged, **extra)]
 
     return append(layout, role, writer, build)[0]
+
+
+@dataclass(frozen=True, slots=True)
+class Keep:
+    """A record to keep in an archive as it is (an imported item): `op` stored or logged."""
+
+    op: str
+    id: str
+    section: str
+    date: str
+    text: str
+    tags: tuple[str, ...] = ()
+    fields: Mapping[str, Any] = field(default_factory=dict)
+
+
+def keep(layout: Layout, role: str, items: Sequence[Keep], writer: Writer) -> tuple[list[ArchiveRecord], int]:
+    """Append, in one write, the items whose id the archive does not hold yet.
+
+    Returns the records appended and how many items were already there (or twice in `items`).
+    """
+    already = 0
+
+    def build(index: Index, record: _Recorder) -> list[ArchiveRecord]:
+        nonlocal already
+        states = index.states({i.id for i in items})
+        fresh: dict[str, Keep] = {}
+        for i in items:
+            if i.id in states or i.id in fresh:
+                already += 1
+            else:
+                fresh[i.id] = i
+        return [record.record(i.op, i.id, i.section, i.date, i.text, i.tags, **i.fields) for i in fresh.values()]
+
+    return append(layout, role, writer, build), already
+
+
+def known(layout: Layout, role: str, ids: Iterable[str]) -> set[str]:
+    """Which of `ids` the role's archive or notebook already holds (for a dry run: writes nothing canonical)."""
+    from .markdown import parse
+
+    wanted = set(ids)
+    with Index(layout) as index:
+        index.sync(role)
+        found = set(index.states(wanted))
+    path = layout.notebook_path(role)
+    if path.exists():
+        found |= {e.id(role) for e in parse(path.read_text(encoding="utf-8", errors="replace")).entries()} & wanted
+    return found

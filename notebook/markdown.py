@@ -205,8 +205,14 @@ def _add_to_section(nb: Notebook, key: str, new: list[Entry]) -> Notebook:
     # an entry that follows uses its list's marker, so the new lines join that list
     follower = parts[first] if first < len(parts) else None
     marker = follower.raw.lstrip()[:1] if isinstance(follower, Entry) else "-"
-    rendered = [replace(e, raw=format_entry(e, nl, marker)) for e in new]
-    parts[first:first] = rendered
+    # newest first: each goes above the first entry no newer than it (today's go on top;
+    # an imported older entry goes among the entries of its time); oldest inserted first,
+    # so a batch's same-day entries keep their order
+    for e in reversed(new):
+        entry = replace(e, raw=format_entry(e, nl, marker))
+        dates = [(i, p.date) for i, p in enumerate(parts) if i >= first and isinstance(p, Entry)]
+        at = next((i for i, d in dates if d <= e.date), dates[-1][0] + 1 if dates else first)
+        parts.insert(at, entry)
     sections = list(nb.sections)
     sections[where] = Section(section.key, heading, tuple(parts))
     return replace(nb, sections=tuple(sections))

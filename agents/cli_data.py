@@ -1,0 +1,161 @@
+"""Commands that move memory in and out and sum it up: import, export, stats."""
+
+from __future__ import annotations
+
+import datetime as dt
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rolebook.notebook.errors import InputError
+from rolebook.notebook.layout import check_role
+
+from .cli import JsonOpt, _errors, _globals, _print_json, app
+
+FORMATS = ("cerebro", "xmem", "agent-knowledge", "memcache", "mcp-memory", "markdown", "rolebook")
+_SHOWN = 20
+
+
+@app.command("import")
+@_errors
+def import_cmd(
+    ctx: typer.Context,
+    fmt: Annotated[str, typer.Argument(metavar="FORMAT", help=f"One of: {', '.join(FORMATS)}.")],
+    path: Annotated[Path, typer.Argument(help="The file or folder to import.")],
+    role: Annotated[
+        str | None, typer.Option("--role", help="The role to import into (default: the role the source names).")
+    ] = None,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Check and count; write nothing.")] = False,
+    skip_bad: Annotated[
+        bool, typer.Option("--skip-bad", help="Import the good lines even when some are bad (they are listed).")
+    ] = False,
+    as_json: JsonOpt = False,
+) -> None:
+    """Bring memory in from another tool. Importing the same source twice adds nothing.
+
+    \b
+    cerebro          an agent-cerebro home: memory.sqlite3 and its <role>.md notebooks
+    xmem             X-MEM failures.jsonl / successes.jsonl (a file, or the folder)
+    agent-knowledge  agent-knowledge JSONL event logs (a file, or a folder of them)
+    memcache         a memcache store (.agents/.memcache), its journal/, or a journal file
+    mcp-memory       the knowledge-graph memory.jsonl of @modelcontextprotocol/server-memory
+    markdown         a notebook or any lessons file; a folder of <role>.md files
+    rolebook         a `rolebook export` file
+
+    Every line is checked before anything is written: a bad line is listed as path:line
+    and nothing is written (exit 2) unless --skip-bad. Dated notebook entries go to the
+    role's notebook (its limits prune the oldest to the archive); everything else is
+    kept in the archive as stored items or logged events, searchable, with its
+    original date, a `source` field and the source's own record.
+
+    \b
+    Example:  rolebook import xmem ~/.xmem/data --role coder --dry-run
+    """
+    from . import importing
+
+    if fmt not in FORMATS:
+        raise InputError(f"unknown format {fmt!r} (one of: {', '.join(FORMATS)})")
+    g = _globals(ctx)
+    config = g.config()
+    report = importing.run(config, fmt, path, check_role(role) if role else None, g.writer(), dry_run, skip_bad)
+    if report.problems and not skip_bad:
+        for problem in report.problems[:_SHOWN]:
+            sys.stderr.write(f"rolebook: {problem}\n")
+        more = len(report.problems) - _SHOWN
+        if more > 0:
+            sys.stderr.write(f"rolebook: ... and {more} more bad lines\n")
+        sys.stderr.write(
+            f"rolebook: {len(report.problems)} bad line(s) in {path}: nothing was written "
+            "(fix them, or pass --skip-bad to import the rest)\n"
+        )
+        if as_json:
+            _print_json(report.to_dict())
+        raise typer.Exit(2)
+    if as_json:
+        _print_json(report.to_dict())
+        return
+    for problem in report.problems[:_SHOWN]:
+        sys.stderr.write(f"rolebook: skipped {problem}\n")
+    if len(report.problems) > _SHOWN:
+        sys.stderr.write(f"rolebook: ... and {len(report.problems) - _SHOWN} more skipped\n")
+    for note in report.notes:
+        sys.stderr.write(f"rolebook: note: {note}\n")
+    print("\n".join(report.lines()))
+
+
+@app.command("export")
+@_errors
+def export_cmd(
+    ctx: typer.Context,
+    role: Annotated[list[str] | None, typer.Option("--role", help="Only these roles (repeatable).")] = None,
+    fmt: Annotated[
+        str, typer.Option("--format", help="jsonl (lossless, for `import rolebook`) or markdown (for reading).")
+    ] = "jsonl",
+    output: Annotated[Path | None, typer.Option("--output", "-o", help="Write to this file instead of stdout.")] = None,
+) -> None:
+    """Everything the memory holds: every notebook and every archive line.
+
+    jsonl is lossless: `rolebook import rolebook FILE` in an empty root gives back the
+    same files and the same search results. markdown is for people: each notebook as it
+    is, then its archive, a line a record.
+
+    \b
+    Example:  rolebook export -o memory-backup.jsonl
+    """
+    from rolebook import __version__
+    from rolebook.notebook.exchange import export_lines
+
+    from .importing import export_markdown
+
+    if fmt not in ("jsonl", "markdown"):
+        raise InputError(f"unknown export format {fmt!r} (jsonl or markdown)")
+    g = _globals(ctx)
+    layout = g.config().layout
+    roles = [check_role(r) for r in role] if role else layout.roles()
+    at = dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    lines = export_lines(layout, roles, __version__, at) if fmt == "jsonl" else export_markdown(layout, roles)
+    if output is None:
+        for line in lines:
+            sys.stdout.write(line)
+        return
+    from rolebook.notebook.fsutil import atomic_write
+
+    atomic_write(output, "".join(lines).encode("utf-8"))
+    sys.stderr.write(f"rolebook: exported {len(roles)} role(s) to {output}\n")
+
+
+@app.command("stats")
+@_errors
+def stats_cmd(
+    ctx: typer.Context,
+    role: Annotated[str | None, typer.Argument(help="One role (default: every role).")] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Per role: notebook lines against the cap, entries per section, archive records by
+    operation, the mistakes that keep recurring, rules and their violations, the index's
+    health, and a chart of mistakes per week over the last 12 weeks.
+
+    \b
+    Example:  rolebook stats coder
+    """
+    from rolebook.notebook.doctor import index_state
+
+    from .stats import render, role_stats
+
+    g = _globals(ctx)
+    config = g.config()
+    layout = config.layout
+    roles = [check_role(role)] if role else layout.roles()
+    health = index_state(layout, layout.roles())
+    found = [role_stats(layout, config.rules_file, r, config.limits) for r in roles]
+    if as_json:
+        data: dict[str, Any] = {"index": health, "roles": [s.to_dict() for s in found]}
+        _print_json(data)
+        return
+    if not found:
+        print("no roles yet: `rolebook update ROLE` writes the first entry")
+        return
+    from rich.console import Console
+
+    Console(highlight=False).print(render(found, health, dt.date.today()))

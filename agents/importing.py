@@ -1,0 +1,228 @@
+"""`rolebook import`: check a source whole, then write it role by role through the one
+write path (notebook entries through `update`, the rest appended to the archive).
+Also the markdown form of `rolebook export`."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from rolebook.notebook.archive import ArchiveRecord, read_records
+from rolebook.notebook.errors import InputError
+from rolebook.notebook.journal import Writer, check_scope, update
+from rolebook.notebook.layout import Layout
+from rolebook.notebook.longterm import Keep, keep, known
+from rolebook.notebook.model import Entry, entry_id
+from rolebook.notebook.read import load_text
+
+from .config import Config
+from .importers import READERS, Item, Source
+
+
+@dataclass(slots=True)
+class RoleReport:
+    role: str
+    entries: int = 0
+    items: int = 0
+    already: int = 0
+    pruned: int = 0
+    notebook: str = ""
+
+    def line(self, dry_run: bool) -> str:
+        verb = "would add" if dry_run else "added"
+        bits = [f"{self.entries} notebook {'entry' if self.entries == 1 else 'entries'}", f"{self.items} archived"]
+        tail = []
+        if self.pruned:
+            tail.append(f"{self.pruned} pruned to the archive by the notebook's limits")
+        if self.already:
+            tail.append(f"{self.already} already there")
+        if self.notebook:
+            tail.append(self.notebook)
+        return f"{self.role}: {verb} " + ", ".join(bits) + ("; " + ", ".join(tail) if tail else "")
+
+
+@dataclass(slots=True)
+class Report:
+    fmt: str
+    path: Path
+    dry_run: bool
+    roles: list[RoleReport] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    written: bool = False
+
+    def lines(self) -> list[str]:
+        out = [r.line(self.dry_run) for r in self.roles] or ["nothing to import"]
+        if self.problems:
+            out.append(f"{len(self.problems)} bad line(s) skipped")
+        if self.dry_run:
+            out.append("dry run: nothing was written")
+        return out
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "format": self.fmt,
+            "path": str(self.path),
+            "dry_run": self.dry_run,
+            "written": self.written,
+            "roles": [
+                {
+                    "role": r.role,
+                    "entries": r.entries,
+                    "items": r.items,
+                    "already": r.already,
+                    "pruned": r.pruned,
+                    "notebook": r.notebook or None,
+                }
+                for r in self.roles
+            ],
+            "problems": self.problems,
+            "notes": self.notes,
+        }
+
+
+@dataclass(slots=True)
+class _Plan:
+    entries: list[Entry] = field(default_factory=list)
+    fields: dict[str, dict[str, Any]] = field(default_factory=dict)
+    keeps: list[Keep] = field(default_factory=list)
+
+
+def run(
+    config: Config, fmt: str, path: Path, role: str | None, writer: Writer, dry_run: bool, skip_bad: bool
+) -> Report:
+    """Read, check and (unless a dry run, or bad lines without `skip_bad`) write.
+
+    Raises:
+        InputError: no such source, a source that is not of this format, no role to import into.
+        ScopeError: a writer scoped to one role importing into another.
+    """
+    if not path.exists():
+        raise InputError(f"{path}: no such file or folder")
+    if fmt == "rolebook":
+        return _run_export(config, path, role, writer, dry_run, skip_bad)
+    source = READERS[fmt](path)
+    report = Report(fmt, path, dry_run, problems=[str(p) for p in source.problems], notes=source.notes)
+    plans = _plan(source, fmt, role)
+    for name in plans:
+        check_scope(name, writer)
+    if (report.problems and not skip_bad) or not plans:
+        return report
+    layout = config.layout
+    for name, plan in sorted(plans.items()):
+        rr = RoleReport(name)
+        if dry_run:
+            ids = [e.id(name) for e in plan.entries] + [k.id for k in plan.keeps]
+            have = known(layout, name, ids)
+            fresh_entries = {e.id(name) for e in plan.entries} - have
+            fresh_items = {k.id for k in plan.keeps} - have
+            rr.entries, rr.items = len(fresh_entries), len(fresh_items)
+            rr.already = len(ids) - rr.entries - rr.items
+        else:
+            if plan.entries:
+                result = update(layout, name, plan.entries, config.limits, writer, fields=plan.fields)
+                rr.entries, rr.pruned = len(result.added), result.count("pruned")
+                rr.already += len(result.duplicates)
+            if plan.keeps:
+                records, already = keep(layout, name, plan.keeps, writer)
+                rr.items = len(records)
+                rr.already += already
+        report.roles.append(rr)
+    report.written = not dry_run
+    return report
+
+
+def _plan(source: Source, fmt: str, role: str | None) -> dict[str, _Plan]:
+    nameless = [i for i in source.items if role is None and i.role is None]
+    if nameless:
+        raise InputError(
+            f"{len(nameless)} item(s) of this {fmt} source name no role (first: {nameless[0].where}): "
+            "pass --role ROLE, e.g. --role coder"
+        )
+    plans: dict[str, _Plan] = {}
+    for item in source.items:
+        name = role or item.role
+        assert name is not None
+        plan = plans.setdefault(name, _Plan())
+        if item.kind == "entry":
+            entry = Entry(item.section, item.date, item.text, item.count)
+            plan.entries.append(entry)
+            plan.fields.setdefault(entry.id(name), item.fields)
+        else:
+            plan.keeps.append(_keep(name, item))
+    return plans
+
+
+def _keep(role: str, item: Item) -> Keep:
+    op = "logged" if item.kind == "logged" else "stored"
+    rid = entry_id(role, f"import/{item.section}", item.date, item.key or item.text)
+    fields = dict(item.fields)
+    if op == "stored":
+        fields.setdefault("category", item.section)
+    return Keep(op, rid, item.section, item.date, item.text, item.tags, fields)
+
+
+def _run_export(config: Config, path: Path, role: str | None, writer: Writer, dry_run: bool, skip_bad: bool) -> Report:
+    from rolebook.notebook.exchange import read_export, restore
+    from rolebook.notebook.markdown import parse
+
+    bundle = read_export(path)
+    report = Report("rolebook", path, dry_run, problems=bundle.problems)
+    roles = bundle.roles()
+    if role is not None:
+        if role not in roles:
+            raise InputError(f"{path} holds no role {role!r} (it holds: {', '.join(roles) or 'none'})")
+        roles = [role]
+    for name in roles:
+        check_scope(name, writer)
+    if (report.problems and not skip_bad) or dry_run:
+        for name in roles:
+            report.roles.append(RoleReport(name, items=len(bundle.lines.get(name, []))))
+        if dry_run:
+            report.notes.append("a dry run of a rolebook export counts its archive lines; none are compared")
+        return report
+    layout = config.layout
+    for name in roles:
+        text = bundle.notebooks.get(name)
+        done = restore(layout, name, text, bundle.lines.get(name, []), writer)
+        rr = RoleReport(name, items=done.appended, already=done.already)
+        if done.notebook == "written":
+            rr.notebook = "notebook restored"
+            assert text is not None
+            rr.entries = len(parse(text).entries())
+        elif done.notebook == "merge":
+            assert text is not None
+            result = update(layout, name, list(parse(text).entries()), config.limits, writer)
+            rr.entries, rr.pruned = len(result.added), result.count("pruned")
+            rr.already += len(result.duplicates)
+            rr.notebook = "entries merged into the notebook there"
+        report.roles.append(rr)
+    report.written = True
+    return report
+
+
+def export_markdown(layout: Layout, roles: list[str]) -> Iterator[str]:
+    """Each role's notebook as it is, then its archive, a line a record, oldest first."""
+    for n, role in enumerate(roles):
+        if n:
+            yield "\n"
+        yield f"<!-- rolebook export: role {role} -->\n"
+        text = load_text(layout, layout.notebook_path(role))
+        if text is not None:
+            yield text if text.endswith("\n") else text + "\n"
+        else:
+            yield f"# {role}\n\n(no notebook)\n"
+        yield f"\n## Archive of {role}\n\n"
+        bad = 0
+        for _, _, item in read_records(layout.archive_path(role)):
+            if not isinstance(item, ArchiveRecord):
+                bad += 1
+                continue
+            text_ = " ".join(item.text.split())
+            count = f" (x{item.count})" if item.count > 1 else ""
+            tags = "".join(f" #{t}" for t in item.tags)
+            yield f"- [{item.date}] {item.op} {item.section}: {text_}{count}{tags} `{item.id}`\n"
+        if bad:
+            yield f"\n({bad} malformed archive line(s) not shown: `rolebook doctor` lists them)\n"

@@ -1,0 +1,146 @@
+"""Everything a root holds as one JSONL stream, and back: `rolebook export` and
+`rolebook import rolebook FILE`.
+
+The stream is lossless: a header line, then for each role its notebook's text and every
+line of its archive, records as they were written and malformed lines byte for byte
+(base64). Restoring it into an empty root gives back the same files, hence the same
+search results; into a root that has memory already, archive lines it holds are not
+appended twice and the notebook's entries join the role's notebook through `update`.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .archive import ArchiveRecord, append_lines, read_lines
+from .errors import InputError
+from .fsutil import atomic_write, role_lock
+from .journal import Writer, _storage_errors, check_scope
+from .layout import Layout, check_role
+from .read import load_text
+
+FORMAT = "rolebook-export"
+VERSION = 1
+
+
+def export_lines(layout: Layout, roles: Iterable[str], version: str, at: str) -> Iterator[str]:
+    """The export stream, a line at a time. Raises InputError for a notebook that is not UTF-8."""
+    roles = list(roles)
+    yield _dump({"format": FORMAT, "v": VERSION, "rolebook": version, "at": at, "roles": roles})
+    for role in roles:
+        text = load_text(layout, layout.notebook_path(role))
+        if text is not None:
+            yield _dump({"notebook": role, "text": text})
+        for _, _, raw, item in read_lines(layout.archive_path(role)):
+            if isinstance(item, ArchiveRecord):
+                yield _dump({"archive": role, "record": json.loads(raw)})
+            else:
+                yield _dump({"archive": role, "raw_b64": base64.b64encode(raw).decode("ascii")})
+
+
+def _dump(obj: dict[str, Any]) -> str:
+    return json.dumps(obj, ensure_ascii=False, separators=(",", ":")) + "\n"
+
+
+@dataclass(slots=True)
+class Bundle:
+    """An export read back: per role, the notebook text and the archive lines (bytes)."""
+
+    notebooks: dict[str, str] = field(default_factory=dict)
+    lines: dict[str, list[bytes]] = field(default_factory=dict)
+    problems: list[str] = field(default_factory=list)
+
+    def roles(self) -> list[str]:
+        return sorted(set(self.notebooks) | set(self.lines))
+
+
+def read_export(path: Path) -> Bundle:
+    """Read an export; lines it cannot take are listed as `path:line: why`.
+
+    Raises InputError when the file is not a rolebook export at all.
+    """
+    bundle = Bundle()
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise InputError(f"cannot read {path}: {exc.strerror or exc}") from None
+    rows = data.splitlines()
+    try:
+        header = json.loads(rows[0]) if rows else None
+    except ValueError:
+        header = None
+    if not isinstance(header, dict) or header.get("format") != FORMAT:
+        raise InputError("not a rolebook export (its first line should name format rolebook-export)", path, 1)
+    if header.get("v") != VERSION:
+        raise InputError(f"export version {header.get('v')!r} is not one this rolebook reads ({VERSION})", path, 1)
+    for n, raw in enumerate(rows[1:], 2):
+        if not raw.strip():
+            continue
+        where = f"{path}:{n}"
+        try:
+            obj = json.loads(raw)
+            if not isinstance(obj, dict):
+                raise ValueError("not a JSON object")
+            if "notebook" in obj:
+                role = check_role(obj["notebook"])
+                if not isinstance(obj.get("text"), str):
+                    raise ValueError("notebook without text")
+                bundle.notebooks[role] = obj["text"]
+            elif "archive" in obj:
+                role = check_role(obj["archive"])
+                if "record" in obj:
+                    record = obj["record"]
+                    ArchiveRecord.from_dict(record)  # raises ValueError for a record that is not one
+                    line = json.dumps(record, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n"
+                else:
+                    line = base64.b64decode(obj["raw_b64"], validate=True)
+                    line = line if line.endswith(b"\n") else line + b"\n"
+                bundle.lines.setdefault(role, []).append(line)
+            else:
+                raise ValueError("neither a notebook nor an archive line")
+        except (ValueError, KeyError, TypeError, binascii.Error) as exc:
+            bundle.problems.append(f"{where}: {exc}")
+        except InputError as exc:
+            bundle.problems.append(f"{where}: {exc}")
+    return bundle
+
+
+@dataclass(frozen=True, slots=True)
+class Restored:
+    role: str
+    appended: int
+    already: int
+    notebook: str  # "written", "same", "merge" (entries to go through update), "none"
+
+
+def restore(layout: Layout, role: str, text: str | None, lines: list[bytes], writer: Writer) -> Restored:
+    """Under the role's lock: append the archive lines the archive does not hold, then,
+    when the role has no notebook, write the exported one as it was. A notebook that is
+    there and differs is left for the caller to merge (`notebook == "merge"`)."""
+    check_scope(role, writer)
+    archive = layout.archive_path(role)
+    path = layout.notebook_path(role)
+    with _storage_errors(layout.derived), role_lock(layout.lock_path(role)):
+        held = {raw.rstrip(b"\r\n") for _, _, raw, _ in read_lines(archive)}
+        fresh: list[bytes] = []
+        for line in lines:
+            if line.rstrip(b"\r\n") not in held:
+                held.add(line.rstrip(b"\r\n"))
+                fresh.append(line)
+        append_lines(archive, fresh)
+        current = load_text(layout, path)
+        if text is None:
+            state = "none"
+        elif current is None:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            atomic_write(layout.check_inside(path), text.encode("utf-8"))
+            state = "written"
+        else:
+            state = "same" if current == text else "merge"
+    return Restored(role, len(fresh), len(lines) - len(fresh), state)
