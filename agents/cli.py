@@ -18,7 +18,7 @@ from rolebook.notebook.errors import InputError, RolebookError
 from rolebook.notebook.journal import Writer, WriteResult
 from rolebook.notebook.layout import check_role
 
-from .config import Config, find_root, load_config
+from .config import Config, find_root, load_config, search_mode, use_meaning
 
 app = typer.Typer(
     name="rolebook",
@@ -41,7 +41,9 @@ class Globals:
     session: str | None
 
     def config(self) -> Config:
-        return load_config(self.root.absolute() if self.root else find_root())
+        config = load_config(self.root.absolute() if self.root else find_root())
+        use_meaning(config)
+        return config
 
     def writer(self) -> Writer:
         return Writer(check_role(self.as_role) if self.as_role else None, self.session)
@@ -166,7 +168,9 @@ def read_cmd(
 
     config = g.config()
     check_role(role)
-    result = search(config.layout, Query(task, skip_active_of=role, limit=10))
+    result = search(
+        config.layout, Query(task, skip_active_of=role, limit=10, mode=search_mode(config)), model=config.model
+    )
     _search_warnings(result.warnings)
     if as_json:
         from rolebook.notebook.read import read_notebook

@@ -9,6 +9,7 @@ from rolebook.notebook.errors import InputError
 from rolebook.notebook.layout import check_role
 
 from .cli import JsonOpt, _errors, _globals, _print_json, _say_redacted, _search_warnings, app
+from .config import dedup_judge, search_mode
 
 
 def _dates(since: str | None, until: str | None) -> tuple[str | None, str | None]:
@@ -36,11 +37,20 @@ def search_cmd(
     until: Annotated[str | None, typer.Option("--until", help="Only dated on or before YYYY-MM-DD.")] = None,
     limit: Annotated[int, typer.Option("--limit", min=1, max=1000, help="Hits at most.")] = 5,
     budget: Annotated[int, typer.Option("--budget", min=50, help="Tokens at most (characters / 4).")] = 500,
+    mode: Annotated[
+        str | None,
+        typer.Option(
+            "--mode",
+            help="keyword, semantic or hybrid (default: hybrid with the semantic extra, else keyword; "
+            "or ROLEBOOK_SEARCH_MODE, search.mode).",
+        ),
+    ] = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Search notebooks, archives, stored items and logged events. Exit 0 with hits, 1 without.
 
     One line a hit: [date] role/section: text (xN) #id, cut to the token budget.
+    With pip install 'rolebook[semantic]' it finds by meaning too (--mode).
 
     \b
     Example:  rolebook search "npm EACCES" --role coder --status archived --since 2026-01-01
@@ -61,8 +71,9 @@ def search_cmd(
         first,
         last,
         limit,
+        mode=mode or search_mode(config),
     )
-    result = search(config.layout, q)
+    result = search(config.layout, q, model=config.model)
     _search_warnings(result.warnings)
     if as_json:
         _print_json({"query": query, "total": result.total, "hits": [h.to_dict() for h in result.hits]})
@@ -93,7 +104,7 @@ def store_cmd(
 
     g = _globals(ctx)
     config = g.config()
-    result = store(config.layout, check_role(role), category, text, tag or [], g.writer())
+    result = store(config.layout, check_role(role), category, text, tag or [], g.writer(), same=dedup_judge(config))
     redacted = _say_redacted(text)
     if as_json:
         _print_json(

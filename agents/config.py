@@ -8,7 +8,7 @@ working directory. `--root` or ROLEBOOK_ROOT name it outright.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -36,6 +36,9 @@ limits:                              # a notebook's frontmatter may override the
   learnings: 20
   feedback: null                     # null: never pruned
   session_log: 15
+# search:                            # with pip install 'rolebook[semantic]'
+#   model: all-MiniLM-L6-v2          # a model name or a local folder (or ROLEBOOK_MODEL)
+#   mode: hybrid                     # keyword, semantic or hybrid (or ROLEBOOK_SEARCH_MODE)
 """
 
 
@@ -49,6 +52,8 @@ class Config:
     rules_file: Path
     protocol: Path
     source: Path | None = None
+    model: str | None = None  # search.model: a sentence-transformers model name or folder
+    mode: str | None = None  # search.mode: keyword, semantic or hybrid (default: hybrid if the extra works)
 
 
 def find_root(start: Path | None = None) -> Path:
@@ -132,4 +137,49 @@ def _build(root: Path, data: Mapping[str, Any], source: Path | None) -> Config:
         raise ConfigError("'rules_file' must be a file name such as CLAUDE.md", source, _line(data, "rules_file"))
     limits = Limits().merged(data.get("limits"), str(source) if source else None, _line(data, "limits"))
     protocol = root / paths.get("protocol", "agents/state/PROTOCOL.md")
-    return Config(root, layout, limits, root / rules, protocol, source)
+    model, mode = _search(data.get("search"), source, _line(data, "search"), root)
+    return Config(root, layout, limits, root / rules, protocol, source, model, mode)
+
+
+def _search(value: Any, source: Path | None, line: int | None, root: Path) -> tuple[str | None, str | None]:
+    """`search: {model: NAME_OR_FOLDER, mode: keyword|semantic|hybrid}`; a relative folder is
+    taken from the root."""
+    if value is None:
+        return None, None
+    if not isinstance(value, Mapping) or set(value) - {"model", "mode"}:
+        raise ConfigError(
+            "'search' takes model (a model name or folder) and mode (keyword, semantic, hybrid)", source, line
+        )
+    model, mode = value.get("model"), value.get("mode")
+    if model is not None and (not isinstance(model, str) or not model.strip()):
+        raise ConfigError("'search.model' must be a model name or a folder", source, line)
+    if mode is not None and mode not in ("keyword", "semantic", "hybrid"):
+        raise ConfigError(f"'search.mode' is {mode!r}: use keyword, semantic or hybrid", source, line)
+    if model and (model.startswith((".", "~")) or "/" in model) and (root / model).expanduser().is_dir():
+        model = str((root / model).expanduser())
+    return model, mode
+
+
+def search_mode(config: Config) -> str | None:
+    """ROLEBOOK_SEARCH_MODE, else `search.mode`, else None (hybrid when the extra works)."""
+    return os.environ.get("ROLEBOOK_SEARCH_MODE") or config.mode
+
+
+def use_meaning(config: Config) -> None:
+    """With the semantic extra (and a mode other than keyword), recurrence, promotion and
+    dedup judge by meaning too; the model loads only when a pair first needs it."""
+    from rolebook.notebook import semantic
+    from rolebook.rules import similarity
+
+    if search_mode(config) != "keyword" and (semantic.available() or config.model or os.environ.get("ROLEBOOK_MODEL")):
+        similarity.use_meaning(config.model)
+    else:
+        similarity.use_keywords()
+
+
+def dedup_judge(config: Config) -> Callable[[str, str], bool] | None:
+    """What `store` refuses as a near-duplicate: with the semantic extra, items that say the
+    same (the recurrence judgement); without it only equal items, so None."""
+    from rolebook.rules import similarity
+
+    return similarity.same_mistake if similarity.same_mistake is not similarity.keyword_same_mistake else None

@@ -56,7 +56,8 @@ def recall_text(root: Path | None, role: str | None, command: str, error: str) -
     ctx_hash = derive_ctx_hash(command, error)
     query = f"{command} {error}"[:1000]
     # a failure's output is long and full of common words: its rarest few say what it is
-    found = search(config.layout, Query(query, roles=(role,) if role else (), limit=5, rarest=4))
+    # keywords only: this runs on every prompt, a model load would stall it
+    found = search(config.layout, Query(query, roles=(role,) if role else (), limit=5, rarest=4, mode="keyword"))
     # an event logged for this very context comes first, whatever its words
     with Index(config.layout) as index:
         same = {row[0] for row in index.db.execute("SELECT id FROM docs WHERE ctx_hash = ?", (ctx_hash,))}

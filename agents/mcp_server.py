@@ -26,7 +26,7 @@ from rolebook.notebook.intake import check_date, new_entry, redactions
 from rolebook.notebook.journal import Writer
 from rolebook.notebook.layout import check_role
 
-from .config import Config, find_root, load_config
+from .config import Config, dedup_judge, find_root, load_config, search_mode, use_meaning
 from .scaffold import PROTOCOL
 
 READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=False)
@@ -63,7 +63,9 @@ class _Root:
         if self.from_client is None and ctx is not None:
             self.from_client = await _client_root(ctx)
         root = self.from_client or (self.root.absolute() if self.root else find_root())
-        return load_config(root)
+        config = load_config(root)
+        use_meaning(config)
+        return config
 
 
 async def _client_root(ctx: Context[Any, Any]) -> Path | None:
@@ -114,7 +116,8 @@ def build(root: Path | None = None, scope: str | None = None, session: str | Non
             text = data["text"] + ("" if data["text"].endswith("\n") or not data["text"] else "\n")
             text += "".join(f"rolebook: {a}\n" for a in result.alerts)
             if task:
-                found = search(config.layout, Query(task, skip_active_of=role, limit=10))
+                mode = search_mode(config)
+                found = search(config.layout, Query(task, skip_active_of=role, limit=10, mode=mode), model=config.model)
                 data["task"] = {"query": task, "total": found.total, "hits": [h.to_dict() for h in found.hits]}
                 lines = render_hits(found, budget)
                 if lines:
@@ -188,8 +191,9 @@ def build(root: Path | None = None, scope: str | None = None, session: str | Non
                 since,
                 until,
                 limit,
+                mode=search_mode(config),
             )
-            found = run_search(config.layout, q)
+            found = run_search(config.layout, q, model=config.model)
         except RolebookError as exc:
             raise ToolError(str(exc)) from None
         for warning in found.warnings:
@@ -212,7 +216,7 @@ def build(root: Path | None = None, scope: str | None = None, session: str | Non
 
         try:
             config = await where.config(ctx)
-            result = run_store(config.layout, check_role(role), category, text, tags, writer)
+            result = run_store(config.layout, check_role(role), category, text, tags, writer, same=dedup_judge(config))
         except RolebookError as exc:
             raise ToolError(str(exc)) from None
         kinds = redactions(text)

