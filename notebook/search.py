@@ -286,7 +286,6 @@ def _search_meaning(layout: Layout, query: Query, model: Any, mode: str, today: 
         vectors = Vectors(layout.derived, model)
         embed_new(index, vectors)
         ids = vectors.ids()
-        position = {i: n for n, i in enumerate(ids)}
         sims = vectors.matrix() @ model.encode([query.text])[0] if ids else np.zeros(0, dtype=np.float32)
         keyword: dict[str, float] = {}
         if mode == "hybrid":
@@ -320,6 +319,8 @@ def _search_meaning(layout: Layout, query: Query, model: Any, mode: str, today: 
             if len(rows) >= query.limit or window >= len(ids):
                 break
             window *= 8
+    wanted_rows = {row[0] for row in rows}
+    position = {i: n for n, i in enumerate(ids) if i in wanted_rows}
     hits = []
     for row in rows:
         cos = float(sims[position[row[0]]]) if row[0] in position else 0.0

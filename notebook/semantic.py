@@ -116,11 +116,10 @@ def _load(name: str) -> Model:
         from sentence_transformers import SentenceTransformer
 
         try:
-            from transformers.utils import logging as hf_logging
-
+            hf_logging: Any = importlib.import_module("transformers.utils.logging")
             hf_logging.disable_progress_bar()
             hf_logging.set_verbosity_error()
-        except ImportError:  # pragma: no cover - an older transformers
+        except (ImportError, AttributeError):  # another transformers: its bars are only noise
             pass
         impl = SentenceTransformer(path, device="cpu")
     dim = int(impl.get_embedding_dimension() or 0)
@@ -176,9 +175,8 @@ class Vectors:
             if n == 0:
                 self._matrix = np.zeros((0, self.model.dim), dtype=np.float32)
             else:
-                self._matrix = np.fromfile(self.data, dtype=np.float32, count=n * self.model.dim).reshape(
-                    n, self.model.dim
-                )
+                # mapped, not read: the page cache serves every search after the first
+                self._matrix = np.memmap(self.data, dtype=np.float32, mode="r", shape=(n, self.model.dim))
         return self._matrix
 
     def add(self, items: Iterable[tuple[str, str]]) -> int:
