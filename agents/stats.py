@@ -165,7 +165,8 @@ def render(stats: list[RoleStats], health: str, today: dt.date, width: int = 80)
         for n, r in enumerate(s.recurring, 1):
             label = "recurring" if n == 1 else ""
             ruled = f" [rule {r.rule}]" if r.rule else ""
-            table.add_row(label, f"x{r.count} on {len(r.dates)} days: {_cut(r.text, width - 30)}{ruled}")
+            days = f"{len(r.dates)} day" + ("" if len(r.dates) == 1 else "s")
+            table.add_row(label, f"x{r.count} on {days}: {_cut(r.text, width - 30)}{ruled}")
         parts += [Text(""), table, _chart(s, weeks)]
     return Group(*parts)
 
