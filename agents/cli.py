@@ -18,7 +18,7 @@ from rolebook.notebook.errors import InputError, RolebookError
 from rolebook.notebook.journal import Writer, WriteResult
 from rolebook.notebook.layout import check_role
 
-from .config import Config, find_root, load_config, search_mode, use_meaning
+from .config import Config, find_root, load_config, recurrence_judge, search_mode, use_meaning
 
 app = typer.Typer(
     name="rolebook",
@@ -244,7 +244,9 @@ def update_cmd(
     from rolebook.rules.recording import record_session
 
     config = g.config()
-    recorded = record_session(config.layout, config.rules_file, check_role(role), entries, config.limits, g.writer())
+    recorded = record_session(
+        config.layout, config.rules_file, check_role(role), entries, config.limits, g.writer(), recurrence_judge(config)
+    )
     result = recorded.result
     _warn(result)
     redacted = _say_redacted(*(mistake or ()), *(learning or ()), *(feedback or ()), *(log or ()), snippet_text)

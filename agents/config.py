@@ -183,3 +183,15 @@ def dedup_judge(config: Config) -> Callable[[str, str], bool] | None:
     from rolebook.rules import similarity
 
     return similarity.same_mistake if similarity.same_mistake is not similarity.keyword_same_mistake else None
+
+
+def recurrence_judge(config: Config) -> Callable[[str, str], bool]:
+    """The judgement of recurrence at session end. Loading the model costs seconds, so the
+    write that ends every session judges by meaning only when `search.mode` (or
+    ROLEBOOK_SEARCH_MODE) asks for semantic or hybrid; otherwise keywords there, and
+    `promote` (the review) still joins recurring mistakes by meaning."""
+    from rolebook.rules import similarity
+
+    if search_mode(config) in ("semantic", "hybrid"):
+        return similarity.same_mistake
+    return similarity.keyword_same_mistake

@@ -26,7 +26,7 @@ from rolebook.notebook.intake import check_date, new_entry, redactions
 from rolebook.notebook.journal import Writer
 from rolebook.notebook.layout import check_role
 
-from .config import Config, dedup_judge, find_root, load_config, search_mode, use_meaning
+from .config import Config, dedup_judge, find_root, load_config, recurrence_judge, search_mode, use_meaning
 from .scaffold import PROTOCOL
 
 READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=False)
@@ -154,8 +154,9 @@ def build(root: Path | None = None, scope: str | None = None, session: str | Non
             ]
             if not entries:
                 raise ToolError("nothing to add: give mistakes, learnings, feedback or log")
+            judge = recurrence_judge(config)
             recorded = record_session(
-                config.layout, config.rules_file, check_role(role), entries, config.limits, writer
+                config.layout, config.rules_file, check_role(role), entries, config.limits, writer, judge
             )
         except RolebookError as exc:
             raise ToolError(str(exc)) from None

@@ -216,11 +216,10 @@ def _recurrence(
     nb: Notebook, index: Index, record: _Recorder, change: _Change, new: Entry, same: Callable[[str, str], bool]
 ) -> Entry:
     """Journal a new mistake, as a recurrence of the earlier ones it matches if any."""
-    from .search import candidates, newest
+    from .search import candidates
 
     role = record.role
-    found = candidates(index, role, "mistakes", new.text) + newest(index, role, "mistakes")
-    earlier = {cid: (date, text, count) for cid, date, text, count in found}
+    earlier = {cid: (date, text, count) for cid, date, text, count in candidates(index, role, "mistakes", new.text)}
     for e in change.notebook.entries("mistakes"):
         earlier.setdefault(e.id(role), (e.date, e.text, e.count))
     matches = {i: v for i, v in earlier.items() if i != new.id(role) and same(new.text, v[1])}

@@ -372,8 +372,8 @@ def candidates(index: Index, role: str, section: str, text: str, limit: int = 20
 
 
 def newest(index: Index, role: str, section: str, limit: int = 200) -> list[tuple[str, str, str, int]]:
-    """(id, date, text, count) of a role's newest items in one section: with `candidates`,
-    what a judgement by meaning compares (a paraphrase may share no word at all)."""
+    """(id, date, text, count) of a role's newest items in one section (or store category):
+    what `store` compares a new item with when it judges duplicates by meaning."""
     return index.db.execute(
         "SELECT id, date, text, count FROM docs WHERE role = ? AND section = ? ORDER BY date DESC, rowid DESC LIMIT ?",
         (role, section, limit),

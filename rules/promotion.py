@@ -231,7 +231,11 @@ def promoted_on(layout: Layout, rule: Rule) -> str | None:
 
 
 def violations(
-    layout: Layout, rules_path: Path, role: str, mistakes: list[tuple[str, str]]
+    layout: Layout,
+    rules_path: Path,
+    role: str,
+    mistakes: list[tuple[str, str]],
+    same: Callable[[str, str], bool] | None = None,
 ) -> list[tuple[str, Rule, str | None]]:
     """(text, rule, day promoted) for each (id, text) mistake that breaks one of the role's rules:
     it recurs in a group that was promoted, or the judgement finds it the same as the rule.
@@ -248,7 +252,7 @@ def violations(
     for mid, text in mistakes:
         rid = rule_of_group.get(group_of.get(mid, ""))
         rule = rules.get(rid) if rid else None
-        rule = rule or next((r for r in rules.values() if similarity.same_mistake(r.text, text)), None)
+        rule = rule or next((r for r in rules.values() if (same or similarity.same_mistake)(r.text, text)), None)
         if rule is not None:
             out.append((text, rule, promoted_on(layout, rule)))
     return out

@@ -6,7 +6,7 @@ that break a rule, and refreshes the alerts `read` shows.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -46,12 +46,20 @@ class Recorded:
 
 
 def record_session(
-    layout: Layout, rules_path: Path, role: str, entries: Sequence[Entry], limits: Limits, writer: Writer
+    layout: Layout,
+    rules_path: Path,
+    role: str,
+    entries: Sequence[Entry],
+    limits: Limits,
+    writer: Writer,
+    same: Callable[[str, str], bool] | None = None,
 ) -> Recorded:
-    """Add a session's entries, judging recurrence, and report rule violations."""
-    result = update(layout, role, entries, limits, writer, lambda a, b: similarity.same_mistake(a, b))
+    """Add a session's entries, judging recurrence (by `same`, else `similarity.same_mistake`),
+    and report rule violations."""
+    judge = same or (lambda a, b: similarity.same_mistake(a, b))
+    result = update(layout, role, entries, limits, writer, judge)
     new = [(e.id(role), e.text) for e in result.added if e.section == "mistakes"]
-    broken = violations(layout, rules_path, role, new)
+    broken = violations(layout, rules_path, role, new, judge)
     touched: set[str] = set()
     if new:
         with Index(layout) as index:

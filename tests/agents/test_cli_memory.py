@@ -43,6 +43,8 @@ def test_search_without_hits_exits_1_and_bad_input_exits_2(tmp_path: Path) -> No
     assert code == 2 and "unknown status 'gone'" in err
     code, _, err = rb(tmp_path, "search", "npm", "--since", "yesterday")
     assert code == 2 and "'yesterday' is not a date" in err
+    code, _, err = rb(tmp_path, "search", "npm", "--mode", "fuzzy")
+    assert code == 2 and "unknown search mode 'fuzzy' (one of: keyword, semantic, hybrid)" in err
 
 
 def test_search_json_gives_every_field(tmp_path: Path) -> None:

@@ -55,6 +55,9 @@ def test_paths_and_rules_file_are_configurable(tmp_path: Path) -> None:
         ("- a\n- b\n", 1, "must be a YAML mapping"),
         ("paths:\n  memory: 3\n", 2, "path 'memory' must be a non-empty string"),
         ("paths:\n  notebooks: x\n", 2, "unknown path 'notebooks'"),
+        ("version: 1\nsearch:\n  mode: fast\n", 2, "'search.mode' is 'fast'"),
+        ("search:\n  modle: x\n", 1, "'search' takes model"),
+        ("search:\n  model: ''\n", 1, "'search.model' must be a model name or a folder"),
     ],
 )
 def test_a_bad_config_names_its_line(tmp_path: Path, text: str, line: int, message: str) -> None:
@@ -62,3 +65,12 @@ def test_a_bad_config_names_its_line(tmp_path: Path, text: str, line: int, messa
     with pytest.raises(ConfigError) as err:
         load_config(tmp_path)
     assert (err.value.line, message in err.value.message) == (line, True)
+
+
+def test_search_settings_are_read_and_a_relative_model_folder_is_taken_from_the_root(tmp_path: Path) -> None:
+    (tmp_path / "models" / "mini").mkdir(parents=True)
+    (tmp_path / "rolebook.yaml").write_text("search:\n  model: ./models/mini\n  mode: semantic\n")
+    config = load_config(tmp_path)
+    assert (config.model, config.mode) == (str(tmp_path / "models" / "mini"), "semantic")
+    (tmp_path / "rolebook.yaml").write_text("search:\n  model: all-MiniLM-L6-v2\n")
+    assert (load_config(tmp_path).model, load_config(tmp_path).mode) == ("all-MiniLM-L6-v2", None)

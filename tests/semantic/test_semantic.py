@@ -124,19 +124,24 @@ def test_semantic_same_mistake_on_the_labelled_pairs() -> None:
     assert true / sum(p["same"] for p in pairs) >= 0.6
 
 
-def test_recurrence_and_store_dedup_by_meaning(tmp_path: Path) -> None:
-    rb(tmp_path, "update", "designer", "-m", "Floating speech bubble broke the die-cut", "--date", "2026-01-10")
-    code, out, err = rb(
-        tmp_path,
-        "update",
-        "designer",
-        "-m",
-        "speech bubble was floating off the sticker, die cut failed",
-        "--date",
-        "2026-01-12",
-    )
+def test_recurrence_by_meaning_when_the_mode_asks_for_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    first, again = "certificate expired over the weekend", "TLS certificate expired on Sunday without anyone noticing"
+    assert not similarity.keyword_same_mistake(first, again)
+    # by default the session-end write stays on keywords (no model load): not a recurrence
+    rb(tmp_path / "a", "update", "ops", "-m", first, "--date", "2026-01-10")
+    code, out, err = rb(tmp_path / "a", "update", "ops", "-m", again, "--date", "2026-01-12")
+    assert code == 0 and "recurs" not in out and "loading the semantic model" not in err
+    # with search.mode hybrid (here the environment) it is judged by meaning
+    monkeypatch.setenv("ROLEBOOK_SEARCH_MODE", "hybrid")
+    rb(tmp_path / "b", "update", "ops", "-m", first, "--date", "2026-01-10")
+    code, out, err = rb(tmp_path / "b", "update", "ops", "-m", again, "--date", "2026-01-12")
     assert code == 0, err
     assert "a mistake that recurs (x2)" in out
+
+
+def test_store_refuses_an_item_that_says_the_same(tmp_path: Path) -> None:
     rb(tmp_path, "store", "coder", "rejected_designs", "A neon pink gradient logo for the bakery")
     code, out, _ = rb(tmp_path, "store", "coder", "rejected_designs", "the bakery logo in a neon-pink gradient")
     assert code == 1 and "A neon pink gradient logo" in out
+    code, _, _ = rb(tmp_path, "store", "coder", "rejected_designs", "a serif wordmark for the florist")
+    assert code == 0
