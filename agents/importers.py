@@ -329,7 +329,7 @@ def _graph_items(obj: dict[str, Any], where: str, day: str) -> list[Item]:
 _COMMENT = re.compile(r"\A\s*<!--.*?-->\s*\Z", re.DOTALL)
 
 
-def read_markdown(path: Path, role: str | None = None) -> Source:
+def read_markdown(path: Path) -> Source:
     """A markdown file (or a folder of `.md` files, each a role named by its file).
 
     Dated items of Mistakes / Learnings / Feedback / Session Log become notebook entries;
@@ -340,11 +340,12 @@ def read_markdown(path: Path, role: str | None = None) -> Source:
     """
     source = Source()
     for file in _files(path, "*.md", source):
-        _markdown_file(file, source, role if path.is_file() else None)
+        _markdown_file(file, source)
     return source
 
 
-def _markdown_file(path: Path, source: Source, role: str | None) -> None:
+def _markdown_file(path: Path, source: Source) -> None:
+    """The role is the file's name when that is a role name (`coder.md`), else `--role`."""
     source.files += 1
     try:
         text = path.read_bytes().decode("utf-8-sig")
@@ -352,7 +353,7 @@ def _markdown_file(path: Path, source: Source, role: str | None) -> None:
         source.problems.append(Problem(f"{path}:1", f"cannot read as UTF-8 text ({exc.__class__.__name__})"))
         return
     stem = path.stem.lower()
-    role = role or (stem if is_role(stem) else None)
+    role = stem if is_role(stem) else None
     day = _file_day(path)
     nb = parse(text, undated=day)
     undated = {n for n, ln in enumerate(split_lines(text), 1) if _is_undated_item(ln)}
@@ -467,7 +468,7 @@ def read_cerebro(path: Path) -> Source:
     if db is not None and db.exists():
         _cerebro_db(db, source)
     for nb in notebooks:
-        _markdown_file(nb, source, None)
+        _markdown_file(nb, source)
     return source
 
 
