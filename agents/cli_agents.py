@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 from rolebook.notebook.layout import check_role
 
-from .cli import JsonOpt, _errors, _globals, _print_json, app
+from .cli_app import JsonOpt, _errors, _globals, _print_json, app
 from .config import find_root
 
 

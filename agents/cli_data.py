@@ -11,7 +11,7 @@ import typer
 from rolebook.notebook.errors import InputError
 from rolebook.notebook.layout import check_role
 
-from .cli import JsonOpt, _errors, _globals, _print_json, app
+from .cli_app import JsonOpt, _errors, _globals, _print_json, app
 
 FORMATS = ("cerebro", "xmem", "agent-knowledge", "memcache", "mcp-memory", "markdown", "rolebook")
 _SHOWN = 20
@@ -57,8 +57,7 @@ def import_cmd(
     if fmt not in FORMATS:
         raise InputError(f"unknown format {fmt!r} (one of: {', '.join(FORMATS)})")
     g = _globals(ctx)
-    config = g.config()
-    report = importing.run(config, fmt, path, check_role(role) if role else None, g.writer(), dry_run, skip_bad)
+    report = importing.run(g.memory(), fmt, path, check_role(role) if role else None, dry_run, skip_bad)
     if report.problems and not skip_bad:
         for problem in report.problems[:_SHOWN]:
             sys.stderr.write(f"rolebook: {problem}\n")
@@ -148,7 +147,8 @@ def stats_cmd(
     layout = config.layout
     roles = [check_role(role)] if role else layout.roles()
     health = index_state(layout, layout.roles())
-    found = [role_stats(layout, config.rules_file, r, config.limits) for r in roles]
+    review = g.memory(config).review
+    found = [role_stats(layout, config.rules_file, r, config.limits, review) for r in roles]
     if as_json:
         data: dict[str, Any] = {"index": health, "roles": [s.to_dict() for s in found]}
         _print_json(data)

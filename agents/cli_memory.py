@@ -8,8 +8,7 @@ import typer
 from rolebook.notebook.errors import InputError
 from rolebook.notebook.layout import check_role
 
-from .cli import JsonOpt, _errors, _globals, _print_json, _say_redacted, _search_warnings, app
-from .config import dedup_judge, search_mode
+from .cli_app import JsonOpt, _errors, _globals, _print_json, _say_redacted, _search_warnings, app
 
 
 def _dates(since: str | None, until: str | None) -> tuple[str | None, str | None]:
@@ -55,13 +54,12 @@ def search_cmd(
     \b
     Example:  rolebook search "npm EACCES" --role coder --status archived --since 2026-01-01
     """
-    from rolebook.notebook.search import STATUSES, Query, render_hits, search
+    from rolebook.notebook.search import STATUSES, Query, render_hits
 
     g = _globals(ctx)
     if status is not None and status not in STATUSES:
         raise InputError(f"unknown status {status!r} (one of: {', '.join(STATUSES)})")
     first, last = _dates(since, until)
-    config = g.config()
     q = Query(
         query,
         tuple(check_role(r) for r in role or ()),
@@ -71,9 +69,9 @@ def search_cmd(
         first,
         last,
         limit,
-        mode=mode or search_mode(config),
+        mode=mode,
     )
-    result = search(config.layout, q, model=config.model)
+    result = g.memory().search(q)
     _search_warnings(result.warnings)
     if as_json:
         _print_json({"query": query, "total": result.total, "hits": [h.to_dict() for h in result.hits]})
@@ -100,12 +98,11 @@ def store_cmd(
     \b
     Example:  rolebook store designer rejected_designs "floating speech bubble" --tag sticker
     """
-    from rolebook.notebook.longterm import store
+    from rolebook.notebook.intake import redactions
 
-    g = _globals(ctx)
-    config = g.config()
-    result = store(config.layout, check_role(role), category, text, tag or [], g.writer(), same=dedup_judge(config))
-    redacted = _say_redacted(text)
+    result = _globals(ctx).memory().store(role, category, text, tag or [])
+    redacted = redactions(text)
+    _say_redacted(redacted)
     if as_json:
         _print_json(
             {
@@ -148,23 +145,11 @@ def log_cmd(
     Example:  rolebook log coder --type error --context "npm install failed with EACCES"
               --command "sudo chown -R $USER . && npm ci" --lesson "check ownership first" --outcome 9/10
     """
-    from rolebook.notebook.longterm import log_event
+    from rolebook.notebook.intake import redactions
 
-    g = _globals(ctx)
-    config = g.config()
-    record = log_event(
-        config.layout,
-        check_role(role),
-        event_type=event_type,
-        lesson=lesson,
-        context=context,
-        command=command,
-        outcome=outcome,
-        tags=[tags],
-        ctx_hash=ctx_hash,
-        writer=g.writer(),
-    )
-    redacted = _say_redacted(lesson, context, command)
+    record = _globals(ctx).memory().log(role, event_type, lesson, context, command, outcome, [tags], ctx_hash)
+    redacted = redactions(lesson, context, command)
+    _say_redacted(redacted)
     if as_json:
         _print_json({**record.to_dict(), "redacted": redacted})
     else:

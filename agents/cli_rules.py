@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rolebook.notebook.errors import InputError
-from rolebook.notebook.layout import check_role
 
-from .cli import JsonOpt, _errors, _globals, _print_json, app
-from .config import Config
+from .cli_app import JsonOpt, _errors, _globals, _print_json, app
+
+if TYPE_CHECKING:
+    from rolebook.rules.session import Session
 
 RulesFileOpt = Annotated[
     Path | None, typer.Option("--rules-file", help="The rules file (default: rules_file in rolebook.yaml, CLAUDE.md).")
@@ -46,10 +47,9 @@ def promote_cmd(
     """
     from rolebook.rules import promotion
 
-    g = _globals(ctx)
-    config = g.config()
-    path = rules_file.absolute() if rules_file else config.rules_file
-    found = promotion.candidates(config.layout, path, check_role(role) if role else None, min_dates)
+    memory = _memory(ctx, rules_file)
+    path = memory.rules_path
+    found = memory.candidates(role, min_dates)
     if text is not None and apply_id is None:
         raise InputError("--text goes with --apply ID")
     if apply_id is not None:
@@ -57,7 +57,7 @@ def promote_cmd(
     elif yes:
         chosen = [(c, None) for c in found]
     elif as_json:
-        rules = [_rule_dict(config, path, r) for r in promotion.list_rules(path, role)]
+        rules = [memory.rule_report(r) for r in memory.rules(role)]
         _print_json({"rules_file": str(path), "candidates": [c.to_dict() for c in found], "rules": rules})
         return
     elif interactive if interactive is not None else sys.stdin.isatty():
@@ -68,7 +68,7 @@ def promote_cmd(
         many = f"{len(found)} candidate{'s' if len(found) != 1 else ''}"
         print(f"{many}: `rolebook promote --apply ID` or `--yes`" if found else "nothing to promote")
         return
-    done = [promotion.apply(config.layout, path, c, config.limits, g.writer(), t) for c, t in chosen]
+    done = [memory.promote(c, t) for c, t in chosen]
     if as_json:
         _print_json(
             {"promoted": [{"rule": p.rule.id, "line": p.rule.line(), "left": p.result.count("promoted")} for p in done]}
@@ -100,10 +100,12 @@ def _review(found: list[Any]) -> list[tuple[Any, str | None]]:
     return chosen
 
 
-def _rule_dict(config: Config, path: Path, rule: Any) -> dict[str, Any]:
-    from rolebook.rules.promotion import rule_report
+def _memory(ctx: typer.Context, rules_file: Path | None) -> Session:
+    """The session API, with the rules file --rules-file names if it does."""
+    from dataclasses import replace
 
-    return rule_report(config.layout, path, rule)
+    memory = _globals(ctx).memory()
+    return replace(memory, rules_file=rules_file.absolute()) if rules_file else memory
 
 
 @app.command("rules")
@@ -119,14 +121,11 @@ def rules_cmd(
     \b
     Example:  rolebook rules --role designer
     """
-    from rolebook.rules.promotion import list_rules
-
-    g = _globals(ctx)
-    config = g.config()
-    path = rules_file.absolute() if rules_file else config.rules_file
-    rules = list_rules(path, check_role(role) if role else None)
+    memory = _memory(ctx, rules_file)
+    path = memory.rules_path
+    rules = memory.rules(role)
     if as_json:
-        _print_json({"rules_file": str(path), "rules": [_rule_dict(config, path, r) for r in rules]})
+        _print_json({"rules_file": str(path), "rules": [memory.rule_report(r) for r in rules]})
         return
     for r in rules:
         print(f"{r.id} {r.role}: {r.text} (incidents {', '.join(r.incidents)})")
@@ -146,10 +145,6 @@ def demote_cmd(
     \b
     Example:  rolebook demote R3f9a1c
     """
-    from rolebook.rules.promotion import demote
-
-    g = _globals(ctx)
-    config = g.config()
-    path = rules_file.absolute() if rules_file else config.rules_file
-    rule = demote(config.layout, path, rule_id, g.writer())
-    print(f"{rule.role}: demoted {rule.id} from {path.name}: {rule.text}")
+    memory = _memory(ctx, rules_file)
+    rule = memory.demote(rule_id)
+    print(f"{rule.role}: demoted {rule.id} from {memory.rules_path.name}: {rule.text}")

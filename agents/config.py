@@ -8,18 +8,23 @@ working directory. `--root` or ROLEBOOK_ROOT name it outright.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rolebook.notebook.errors import ConfigError
 from rolebook.notebook.layout import Layout
 from rolebook.notebook.limits import Limits
 
+if TYPE_CHECKING:
+    from rolebook.notebook.journal import Writer
+    from rolebook.rules.session import Session
+
 CONFIG_NAME = "rolebook.yaml"
 _KNOWN = {"version", "paths", "rules_file", "limits", "search", "promote", "shared_roots"}
 _PATHS = {"memory", "archive", "derived", "protocol"}
+_MODES = ("keyword", "semantic", "hybrid")
 
 DEFAULT_CONFIG = """\
 # rolebook configuration. Paths are relative to this file's folder.
@@ -161,37 +166,35 @@ def _search(value: Any, source: Path | None, line: int | None, root: Path) -> tu
 
 
 def search_mode(config: Config) -> str | None:
-    """ROLEBOOK_SEARCH_MODE, else `search.mode`, else None (hybrid when the extra works)."""
-    return os.environ.get("ROLEBOOK_SEARCH_MODE") or config.mode
+    """ROLEBOOK_SEARCH_MODE, else `search.mode`, else None (hybrid when the extra works).
+
+    Raises:
+        ConfigError: ROLEBOOK_SEARCH_MODE is not keyword, semantic or hybrid.
+    """
+    env = os.environ.get("ROLEBOOK_SEARCH_MODE")
+    if env and env not in _MODES:
+        raise ConfigError(f"ROLEBOOK_SEARCH_MODE is {env!r}: use keyword, semantic or hybrid")
+    return env or config.mode
 
 
-def use_meaning(config: Config) -> None:
-    """With the semantic extra (and a mode other than keyword), recurrence, promotion and
-    dedup judge by meaning too; the model loads only when a pair first needs it."""
+def open_session(config: Config, writer: Writer | None = None) -> Session:
+    """The session API over this root, with the judgements and the search mode chosen
+    once, here, from the config and the environment (nothing below reads either).
+
+    With the semantic extra and a mode other than keyword, promotion and `store` dedup
+    judge by meaning too (the model loads only when a pair first needs it). Loading it
+    costs seconds, so the write that ends every session judges recurrence by meaning
+    only when the mode asks for semantic or hybrid outright.
+    """
     from rolebook.notebook import semantic
-    from rolebook.rules import similarity
+    from rolebook.rules.session import Session
+    from rolebook.rules.similarity import Judge, keyword_same_mistake, meaning_judge
 
-    if search_mode(config) != "keyword" and (semantic.available() or config.model or os.environ.get("ROLEBOOK_MODEL")):
-        similarity.use_meaning(config.model)
-    else:
-        similarity.use_keywords()
-
-
-def dedup_judge(config: Config) -> Callable[[str, str], bool] | None:
-    """What `store` refuses as a near-duplicate: with the semantic extra, items that say the
-    same (the recurrence judgement); without it only equal items, so None."""
-    from rolebook.rules import similarity
-
-    return similarity.same_mistake if similarity.same_mistake is not similarity.keyword_same_mistake else None
-
-
-def recurrence_judge(config: Config) -> Callable[[str, str], bool]:
-    """The judgement of recurrence at session end. Loading the model costs seconds, so the
-    write that ends every session judges by meaning only when `search.mode` (or
-    ROLEBOOK_SEARCH_MODE) asks for semantic or hybrid; otherwise keywords there, and
-    `promote` (the review) still joins recurring mistakes by meaning."""
-    from rolebook.rules import similarity
-
-    if search_mode(config) in ("semantic", "hybrid"):
-        return similarity.same_mistake
-    return similarity.keyword_same_mistake
+    mode = search_mode(config)
+    model = os.environ.get("ROLEBOOK_MODEL") or config.model
+    review: Judge = keyword_same_mistake
+    dedup: Judge | None = None
+    if mode != "keyword" and (model or semantic.available()):
+        review = dedup = meaning_judge(model)
+    recurrence = review if mode in ("semantic", "hybrid") else keyword_same_mistake
+    return Session(config.layout, config.limits, config.rules_file, writer, mode, model, recurrence, review, dedup)

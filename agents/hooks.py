@@ -42,27 +42,16 @@ def _text(value: Any) -> str:
 
 def recall_text(root: Path | None, role: str | None, command: str, error: str) -> str:
     """Past lessons matching a failed command and its error, within RECALL_BUDGET tokens."""
-    from rolebook.notebook.index import Index
-    from rolebook.notebook.longterm import derive_ctx_hash
-    from rolebook.notebook.search import Query, SearchResult, render_hits, search
+    from rolebook.notebook.search import render_hits
+    from rolebook.rules.session import Session
 
     from .config import find_root, load_config
 
-    if not (command.strip() or error.strip()):
-        return ""
     config = load_config(root.absolute() if root else find_root())
-    if not config.layout.archive.exists() and not config.layout.memory.exists():
-        return ""
-    ctx_hash = derive_ctx_hash(command, error)
-    query = f"{command} {error}"[:1000]
-    # a failure's output is long and full of common words: its rarest few say what it is
-    # keywords only: this runs on every prompt, a model load would stall it
-    found = search(config.layout, Query(query, roles=(role,) if role else (), limit=5, rarest=4, mode="keyword"))
-    # an event logged for this very context comes first, whatever its words
-    with Index(config.layout) as index:
-        same = {row[0] for row in index.db.execute("SELECT id FROM docs WHERE ctx_hash = ?", (ctx_hash,))}
-    hits = sorted(found.hits, key=lambda h: (h.id not in same, -h.score))
-    lines = render_hits(SearchResult(tuple(hits), found.total), RECALL_BUDGET)
+    # keywords only, whatever the config says: this runs on every failed command, and a
+    # model load would stall the agent
+    found = Session(config.layout, config.limits, config.rules_file).recall(command, error, role)
+    lines = render_hits(found, RECALL_BUDGET) if found is not None else []
     if not lines:
         return ""
     return "rolebook: past lessons that match this failure:\n" + "\n".join(lines)

@@ -1,5 +1,6 @@
 """`rolebook import`: check a source whole, then write it role by role through the one
-write path (notebook entries through `update`, the rest appended to the archive).
+write path (notebook entries as a session's end, recurrence and all; the rest appended
+to the archive).
 Also the markdown form of `rolebook export`."""
 
 from __future__ import annotations
@@ -11,13 +12,13 @@ from typing import Any
 
 from rolebook.notebook.archive import ArchiveRecord, read_records
 from rolebook.notebook.errors import InputError
-from rolebook.notebook.journal import Writer, check_scope, update
+from rolebook.notebook.journal import check_scope
 from rolebook.notebook.layout import Layout
 from rolebook.notebook.longterm import Keep, keep, known
 from rolebook.notebook.model import Entry, entry_id
 from rolebook.notebook.read import load_text
+from rolebook.rules.session import Session
 
-from .config import Config
 from .importers import READERS, Item, Source
 
 
@@ -90,9 +91,7 @@ class _Plan:
     keeps: list[Keep] = field(default_factory=list)
 
 
-def run(
-    config: Config, fmt: str, path: Path, role: str | None, writer: Writer, dry_run: bool, skip_bad: bool
-) -> Report:
+def run(memory: Session, fmt: str, path: Path, role: str | None, dry_run: bool, skip_bad: bool) -> Report:
     """Read, check and (unless a dry run, or bad lines without `skip_bad`) write.
 
     Raises:
@@ -102,15 +101,15 @@ def run(
     if not path.exists():
         raise InputError(f"{path}: no such file or folder")
     if fmt == "rolebook":
-        return _run_export(config, path, role, writer, dry_run, skip_bad)
+        return _run_export(memory, path, role, dry_run, skip_bad)
     source = READERS[fmt](path)
     report = Report(fmt, path, dry_run, problems=[str(p) for p in source.problems], notes=source.notes)
     plans = _plan(source, fmt, role)
     for name in plans:
-        check_scope(name, writer)
+        check_scope(name, memory.who)
     if (report.problems and not skip_bad) or not plans:
         return report
-    layout = config.layout
+    layout = memory.layout
     for name, plan in sorted(plans.items()):
         rr = RoleReport(name)
         if dry_run:
@@ -122,11 +121,11 @@ def run(
             rr.already = len(ids) - rr.entries - rr.items
         else:
             if plan.entries:
-                result = update(layout, name, plan.entries, config.limits, writer, fields=plan.fields)
+                result = memory.end(name, plan.entries, fields=plan.fields).result
                 rr.entries, rr.pruned = len(result.added), result.count("pruned")
                 rr.already += len(result.duplicates)
             if plan.keeps:
-                records, already = keep(layout, name, plan.keeps, writer)
+                records, already = keep(layout, name, plan.keeps, memory.who)
                 rr.items = len(records)
                 rr.already += already
         report.roles.append(rr)
@@ -164,7 +163,7 @@ def _keep(role: str, item: Item) -> Keep:
     return Keep(op, rid, item.section, item.date, item.text, item.tags, fields)
 
 
-def _run_export(config: Config, path: Path, role: str | None, writer: Writer, dry_run: bool, skip_bad: bool) -> Report:
+def _run_export(memory: Session, path: Path, role: str | None, dry_run: bool, skip_bad: bool) -> Report:
     from rolebook.notebook.exchange import read_export, restore
     from rolebook.notebook.markdown import parse
 
@@ -176,17 +175,16 @@ def _run_export(config: Config, path: Path, role: str | None, writer: Writer, dr
             raise InputError(f"{path} holds no role {role!r} (it holds: {', '.join(roles) or 'none'})")
         roles = [role]
     for name in roles:
-        check_scope(name, writer)
+        check_scope(name, memory.who)
     if (report.problems and not skip_bad) or dry_run:
         for name in roles:
             report.roles.append(RoleReport(name, items=len(bundle.lines.get(name, []))))
         if dry_run:
             report.notes.append("a dry run of a rolebook export counts its archive lines; none are compared")
         return report
-    layout = config.layout
     for name in roles:
         text = bundle.notebooks.get(name)
-        done = restore(layout, name, text, bundle.lines.get(name, []), writer)
+        done = restore(memory.layout, name, text, bundle.lines.get(name, []), memory.who)
         rr = RoleReport(name, items=done.appended, already=done.already)
         if done.notebook == "written":
             rr.notebook = "notebook restored"
@@ -194,7 +192,7 @@ def _run_export(config: Config, path: Path, role: str | None, writer: Writer, dr
             rr.entries = len(parse(text).entries())
         elif done.notebook == "merge":
             assert text is not None
-            result = update(layout, name, list(parse(text).entries()), config.limits, writer)
+            result = memory.end(name, list(parse(text).entries())).result
             rr.entries, rr.pruned = len(result.added), result.count("pruned")
             rr.already += len(result.duplicates)
             rr.notebook = "entries merged into the notebook there"

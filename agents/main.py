@@ -12,32 +12,35 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rolebook.notebook.errors import RolebookError
+
+if TYPE_CHECKING:
+    from rolebook.rules.session import Started
 
 
 def run_read(root: Path | None, role: str, as_json: bool) -> int:
     """Print a role's notebook as it is on disk, then its alerts. Returns the exit code."""
-    from rolebook.notebook.read import read_notebook
+    from rolebook.rules.session import Session
 
     from .config import find_root, load_config
 
     config = load_config(root.absolute() if root else find_root())
-    result = read_notebook(config.layout, role, config.limits)
-    out = sys.stdout
+    started = Session(config.layout, config.limits, config.rules_file).start(role)
     if as_json:
-        out.write(json.dumps(result.to_dict(), ensure_ascii=False, indent=2) + "\n")
-        return 0
-    out.flush()
-    data = result.data
-    if data and not data.endswith(b"\n"):
-        data += b"\n"
-    alerts = "".join(f"rolebook: {a}\n" for a in result.alerts)
-    if data and alerts:
-        alerts = "\n" + alerts
-    out.buffer.write(data + alerts.encode("utf-8"))
-    out.buffer.flush()
+        sys.stdout.write(json.dumps(started.to_dict(), ensure_ascii=False, indent=2) + "\n")
+    else:
+        write_started(started)
     return 0
+
+
+def write_started(started: Started) -> None:
+    """Write what a session starts with to stdout, the notebook's bytes as they are."""
+    out = sys.stdout
+    out.flush()
+    out.buffer.write(started.render())
+    out.buffer.flush()
 
 
 def _globals(args: list[str], command: str) -> tuple[str | None, list[str]] | None:

@@ -9,10 +9,12 @@ Only this module imports the MCP SDK; stdout carries nothing but the protocol.
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import sys
 import warnings
+from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, ParamSpec, TypeVar
 from urllib.parse import unquote, urlparse
 
 from mcp import MCPDeprecationWarning
@@ -22,16 +24,19 @@ from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field
 from rolebook import __version__
 from rolebook.notebook.errors import RolebookError
-from rolebook.notebook.intake import check_date, new_entry, redactions
+from rolebook.notebook.intake import check_date, redactions
 from rolebook.notebook.journal import Writer
 from rolebook.notebook.layout import check_role
+from rolebook.rules.session import Session
 
-from .config import Config, dedup_judge, find_root, load_config, recurrence_judge, search_mode, use_meaning
+from .config import find_root, load_config, open_session
 from .scaffold import PROTOCOL
 
 READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 WRITES = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
 Role = Annotated[str, Field(description="The agent role, e.g. coder, designer, qa.")]
+P = ParamSpec("P")
+R = TypeVar("R")
 
 
 def _within(lines: list[str], budget: int, what: str) -> str:
@@ -51,21 +56,37 @@ def _result(text: str, data: dict[str, Any]) -> CallToolResult:
     return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=data)
 
 
+def _errors(error: type[Exception]) -> Callable[[Callable[P, Awaitable[R]]], Callable[P, Awaitable[R]]]:
+    """The one translation of a RolebookError for MCP: the SDK reports `error` as `isError`
+    with our one-line message (ToolError for tools, ResourceError for resources)."""
+
+    def wrap(fn: Callable[P, Awaitable[R]]) -> Callable[P, Awaitable[R]]:
+        @functools.wraps(fn)
+        async def translated(*args: P.args, **kwargs: P.kwargs) -> R:
+            try:
+                return await fn(*args, **kwargs)
+            except RolebookError as exc:
+                raise error(str(exc)) from None
+
+        return translated
+
+    return wrap
+
+
 class _Root:
     """Where the server works: the client's workspace root when it offers one, else
     --root, else the working directory."""
 
-    def __init__(self, root: Path | None):
+    def __init__(self, root: Path | None, writer: Writer):
         self.root = root
+        self.writer = writer
         self.from_client: Path | None = None
 
-    async def config(self, ctx: Context[Any, Any] | None) -> Config:
+    async def session(self, ctx: Context[Any, Any] | None) -> Session:
         if self.from_client is None and ctx is not None:
             self.from_client = await _client_root(ctx)
         root = self.from_client or (self.root.absolute() if self.root else find_root())
-        config = load_config(root)
-        use_meaning(config)
-        return config
+        return open_session(load_config(root), self.writer)
 
 
 async def _client_root(ctx: Context[Any, Any]) -> Path | None:
@@ -90,15 +111,17 @@ async def _client_root(ctx: Context[Any, Any]) -> Path | None:
 
 def build(root: Path | None = None, scope: str | None = None, session: str | None = None) -> MCPServer:
     """The rolebook MCP server. `scope`: the one role this server may write to."""
-    where = _Root(root)
-    writer = Writer(check_role(scope) if scope else None, session)
+    where = _Root(root, Writer(check_role(scope) if scope else None, session))
     server = MCPServer(
         name="rolebook",
         version=__version__,
         instructions="Per-role memory. " + PROTOCOL.replace("`rolebook ", "`").replace("\n", " "),
     )
+    tool_errors = _errors(ToolError)
+    resource_errors = _errors(ResourceError)
 
     @server.tool(annotations=READ_ONLY)
+    @tool_errors
     async def read(
         role: Role,
         task: Annotated[str | None, Field(description="What you are about to do: adds relevant memory.")] = None,
@@ -106,27 +129,13 @@ def build(root: Path | None = None, scope: str | None = None, session: str | Non
         ctx: Context[Any, Any] | None = None,
     ) -> CallToolResult:
         """Session start: the role's notebook as it is, then at most 5 alerts (and, with task, relevant memory)."""
-        from rolebook.notebook.read import read_notebook
-        from rolebook.notebook.search import Query, render_hits, search
-
-        try:
-            config = await where.config(ctx)
-            result = read_notebook(config.layout, role, config.limits)
-            data = result.to_dict()
-            text = data["text"] + ("" if data["text"].endswith("\n") or not data["text"] else "\n")
-            text += "".join(f"rolebook: {a}\n" for a in result.alerts)
-            if task:
-                mode = search_mode(config)
-                found = search(config.layout, Query(task, skip_active_of=role, limit=10, mode=mode), model=config.model)
-                data["task"] = {"query": task, "total": found.total, "hits": [h.to_dict() for h in found.hits]}
-                lines = render_hits(found, budget)
-                if lines:
-                    text += "\nrolebook: from memory, for this task:\n" + "\n".join(lines) + "\n"
-        except RolebookError as exc:
-            raise ToolError(str(exc)) from None
-        return _result(text, data)
+        started = (await where.session(ctx)).start(role, task, budget)
+        for warning in started.found.warnings if started.found else ():
+            sys.stderr.write(f"rolebook mcp: warning: {warning}\n")
+        return _result(started.render().decode("utf-8", errors="replace"), started.to_dict())
 
     @server.tool(annotations=WRITES)
+    @tool_errors
     async def update(
         role: Role,
         mistakes: Annotated[list[str], Field(description="Mistakes, each with what to do instead.")] = [],  # noqa: B006
@@ -137,34 +146,16 @@ def build(root: Path | None = None, scope: str | None = None, session: str | Non
         ctx: Context[Any, Any] | None = None,
     ) -> CallToolResult:
         """Session end: add entries newest first; the limits prune the oldest to the archive."""
-        from rolebook.rules.recording import record_session
-
-        try:
-            config = await where.config(ctx)
-            day = check_date(date) if date else dt.date.today().isoformat()
-            entries = [
-                new_entry(section, text, day)
-                for section, texts in (
-                    ("mistakes", mistakes),
-                    ("learnings", learnings),
-                    ("feedback", feedback),
-                    ("session_log", log),
-                )
-                for text in texts
-            ]
-            if not entries:
-                raise ToolError("nothing to add: give mistakes, learnings, feedback or log")
-            judge = recurrence_judge(config)
-            recorded = record_session(
-                config.layout, config.rules_file, check_role(role), entries, config.limits, writer, judge
-            )
-        except RolebookError as exc:
-            raise ToolError(str(exc)) from None
-        kinds = redactions(*mistakes, *learnings, *feedback, *log)
+        memory = await where.session(ctx)
+        day = check_date(date) if date else dt.date.today().isoformat()
+        entries = memory.entries(day, mistakes=mistakes, learnings=learnings, feedback=feedback, session_log=log)
+        recorded = memory.end(role, entries, [*mistakes, *learnings, *feedback, *log])
+        kinds = list(recorded.redacted)
         lines = recorded.lines() + ([f"redacted before writing: {', '.join(kinds)}"] if kinds else [])
-        return _result("\n".join(lines), {**recorded.to_dict(), "redacted": kinds})
+        return _result("\n".join(lines), recorded.to_dict())
 
     @server.tool(annotations=READ_ONLY)
+    @tool_errors
     async def search(
         query: Annotated[str, Field(description="Words to look for; any text is fine.")],
         role: Annotated[str | None, Field(description="Only this role.")] = None,
@@ -179,24 +170,19 @@ def build(root: Path | None = None, scope: str | None = None, session: str | Non
     ) -> CallToolResult:
         """Search everything the roles remember: one line a hit, `[date] role/section: text #id`."""
         from rolebook.notebook.search import Query, render_hits
-        from rolebook.notebook.search import search as run_search
 
-        try:
-            config = await where.config(ctx)
-            q = Query(
-                query,
-                (check_role(role),) if role else (),
-                (section,) if section else (),
-                (tag.lower(),) if tag else (),
-                (status,) if status else (),
-                since,
-                until,
-                limit,
-                mode=search_mode(config),
-            )
-            found = run_search(config.layout, q, model=config.model)
-        except RolebookError as exc:
-            raise ToolError(str(exc)) from None
+        q = Query(
+            query,
+            (check_role(role),) if role else (),
+            (section,) if section else (),
+            (tag.lower(),) if tag else (),
+            (status,) if status else (),
+            since,
+            until,
+            limit,
+            mode=None,
+        )
+        found = (await where.session(ctx)).search(q)
         for warning in found.warnings:
             sys.stderr.write(f"rolebook mcp: warning: {warning}\n")
         lines = render_hits(found, budget) or ["no match"]
@@ -205,6 +191,7 @@ def build(root: Path | None = None, scope: str | None = None, session: str | Non
         )
 
     @server.tool(annotations=WRITES)
+    @tool_errors
     async def store(
         role: Role,
         category: Annotated[str, Field(description="A long-term category, e.g. rejected_designs.")],
@@ -213,13 +200,7 @@ def build(root: Path | None = None, scope: str | None = None, session: str | Non
         ctx: Context[Any, Any] | None = None,
     ) -> CallToolResult:
         """Keep an item in long-term memory; an equal item already there is returned instead."""
-        from rolebook.notebook.longterm import store as run_store
-
-        try:
-            config = await where.config(ctx)
-            result = run_store(config.layout, check_role(role), category, text, tags, writer, same=dedup_judge(config))
-        except RolebookError as exc:
-            raise ToolError(str(exc)) from None
+        result = (await where.session(ctx)).store(role, category, text, tags)
         kinds = redactions(text)
         if result.record is not None:
             note = f" (redacted: {', '.join(kinds)})" if kinds else ""
@@ -234,6 +215,7 @@ def build(root: Path | None = None, scope: str | None = None, session: str | Non
         )
 
     @server.tool(annotations=WRITES)
+    @tool_errors
     async def log(
         role: Role,
         type: Annotated[str, Field(description="error, success or pattern.")],
@@ -245,23 +227,7 @@ def build(root: Path | None = None, scope: str | None = None, session: str | Non
         ctx: Context[Any, Any] | None = None,
     ) -> CallToolResult:
         """Log an experience event; outcomes of one context hash add up to a success rate."""
-        from rolebook.notebook.longterm import log_event
-
-        try:
-            config = await where.config(ctx)
-            record = log_event(
-                config.layout,
-                check_role(role),
-                event_type=type,
-                lesson=lesson,
-                context=context,
-                command=command,
-                outcome=outcome,
-                tags=tags,
-                writer=writer,
-            )
-        except RolebookError as exc:
-            raise ToolError(str(exc)) from None
+        record = (await where.session(ctx)).log(role, type, lesson, context, command, outcome, tags)
         kinds = redactions(lesson, context, command)
         note = f" (redacted: {', '.join(kinds)})" if kinds else ""
         return _result(
@@ -270,6 +236,7 @@ def build(root: Path | None = None, scope: str | None = None, session: str | Non
         )
 
     @server.tool(annotations=READ_ONLY)
+    @tool_errors
     async def promote_review(
         role: Annotated[str | None, Field(description="Only this role.")] = None,
         min_dates: Annotated[int, Field(ge=2, le=100, description="Incidents on at least this many dates.")] = 3,
@@ -277,60 +244,38 @@ def build(root: Path | None = None, scope: str | None = None, session: str | Non
         ctx: Context[Any, Any] | None = None,
     ) -> CallToolResult:
         """Mistakes that keep coming back, as proposed rules (the structured content has them all)."""
-        from rolebook.rules.promotion import candidates, list_rules, rule_report
-
-        try:
-            config = await where.config(ctx)
-            found = candidates(config.layout, config.rules_file, check_role(role) if role else None, min_dates)
-            rules = [rule_report(config.layout, config.rules_file, r) for r in list_rules(config.rules_file, role)]
-        except RolebookError as exc:
-            raise ToolError(str(exc)) from None
+        memory = await where.session(ctx)
+        found = memory.candidates(role, min_dates)
+        rules = [memory.rule_report(r) for r in memory.rules(role)]
         lines = [f"{c.id} {c.role}: {c.count} incidents on {len(c.dates)} dates -> {c.rule().line()}" for c in found]
         text = _within(lines, budget, "candidates") if lines else "nothing to promote"
         return _result(text, {"candidates": [c.to_dict() for c in found], "rules": rules})
 
     @server.tool(annotations=WRITES)
+    @tool_errors
     async def promote_apply(
         id: Annotated[str, Field(description="A candidate id from promote_review.")],
         text: Annotated[str | None, Field(description="The rule's wording (default: the proposal).")] = None,
         ctx: Context[Any, Any] | None = None,
     ) -> CallToolResult:
         """Promote one candidate: a rule line in the rules file; its notebook entries leave as promoted."""
-        from rolebook.rules.promotion import apply, candidates, find_candidate
-
-        try:
-            config = await where.config(ctx)
-            candidate = find_candidate(candidates(config.layout, config.rules_file), id)
-            done = apply(config.layout, config.rules_file, candidate, config.limits, writer, text)
-        except RolebookError as exc:
-            raise ToolError(str(exc)) from None
+        done = (await where.session(ctx)).promote(id, text)
         return _result(
             f"{done.rule.role}: promoted {done.rule.id}: {done.rule.line()}",
             {"rule": done.rule.id, "line": done.rule.line(), "left": done.result.count("promoted")},
         )
 
     @server.resource("rolebook://notebook/{role}", mime_type="text/markdown")
+    @resource_errors
     async def notebook(role: str) -> str:
         """A role's notebook, as it is on disk."""
-        from rolebook.notebook.read import read_notebook
-
-        try:
-            config = await where.config(None)
-            result = read_notebook(config.layout, role, config.limits)
-        except RolebookError as exc:
-            raise ResourceError(str(exc)) from None
-        return result.data.decode("utf-8", errors="replace")
+        return (await where.session(None)).start(role).read.data.decode("utf-8", errors="replace")
 
     @server.resource("rolebook://rules", mime_type="text/markdown")
+    @resource_errors
     async def rules() -> str:
         """The rules rolebook manages, one line each."""
-        from rolebook.rules.promotion import list_rules
-
-        try:
-            config = await where.config(None)
-            return "".join(r.line() + "\n" for r in list_rules(config.rules_file))
-        except RolebookError as exc:
-            raise ResourceError(str(exc)) from None
+        return "".join(r.line() + "\n" for r in (await where.session(None)).rules())
 
     @server.prompt()
     def memory_protocol(role: str) -> str:

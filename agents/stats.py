@@ -21,6 +21,7 @@ from rolebook.notebook.model import SECTIONS, count_lines
 from rolebook.notebook.read import load_text
 from rolebook.notebook.search import refresh
 from rolebook.rules.promotion import groups, list_rules, violations
+from rolebook.rules.similarity import Judge, keyword_same_mistake
 
 TOP = 5
 WEEKS = 12
@@ -73,7 +74,9 @@ def last_weeks(today: dt.date, n: int = WEEKS) -> list[str]:
     return [week((today - dt.timedelta(weeks=k)).isoformat()) for k in range(n - 1, -1, -1)]
 
 
-def role_stats(layout: Layout, rules_path: Path, role: str, limits: Limits) -> RoleStats:
+def role_stats(
+    layout: Layout, rules_path: Path, role: str, limits: Limits, same: Judge = keyword_same_mistake
+) -> RoleStats:
     """Raises InputError for a notebook that is not UTF-8."""
     check_role(role)
     out = RoleStats(role)
@@ -114,7 +117,7 @@ def role_stats(layout: Layout, rules_path: Path, role: str, limits: Limits) -> R
         refresh(layout, index)
         mistakes = index.mistakes(role)
     found = []
-    for group in groups(mistakes):
+    for group in groups(mistakes, same):
         count = max(len(group), max(m.count for m in group))
         if count < 2:
             continue
@@ -128,7 +131,7 @@ def role_stats(layout: Layout, rules_path: Path, role: str, limits: Limits) -> R
         first = min(promoted_at.values())
         later = [(mid, text) for mid, (n, text) in written_at.items() if n > first]
         position = {text: n for n, text in written_at.values()}
-        broken = violations(layout, rules_path, role, later)
+        broken = violations(layout, rules_path, role, later, same)
         out.violations = sum(1 for text, r, _ in broken if r.id in promoted_at and position[text] > promoted_at[r.id])
     return out
 

@@ -310,6 +310,10 @@ class Index:
         ).fetchall()
         return [Mistake(r[0], r[1], r[2], r[3], r[4], bool(r[5]), r[6], _rule_of(r[7])) for r in rows]
 
+    def ids_with_ctx_hash(self, ctx_hash: str) -> set[str]:
+        """The ids of the logged events of this context hash."""
+        return {row[0] for row in self.db.execute("SELECT id FROM docs WHERE ctx_hash = ?", (ctx_hash,))}
+
     def malformed(self, role: str | None = None) -> list[MalformedLine]:
         sql = "SELECT path, line, reason FROM malformed"
         args: tuple[str, ...] = ()

@@ -202,7 +202,7 @@ def update(
                 change.duplicates.append(e)
                 continue
             if state is None and same is not None and e.section == "mistakes":
-                e = _recurrence(nb, index, record, change, e, same)
+                e = _recurrence(nb, index, record, change, e, same, (fields or {}).get(e.id(role), {}))
             elif state is None:
                 change.records.append(record("added", e, **(fields or {}).get(e.id(role), {})))
             change.added.append(e)
@@ -213,7 +213,13 @@ def update(
 
 
 def _recurrence(
-    nb: Notebook, index: Index, record: _Recorder, change: _Change, new: Entry, same: Callable[[str, str], bool]
+    nb: Notebook,
+    index: Index,
+    record: _Recorder,
+    change: _Change,
+    new: Entry,
+    same: Callable[[str, str], bool],
+    extra: Mapping[str, Any],
 ) -> Entry:
     """Journal a new mistake, as a recurrence of the earlier ones it matches if any."""
     from .search import candidates
@@ -224,13 +230,13 @@ def _recurrence(
         earlier.setdefault(e.id(role), (e.date, e.text, e.count))
     matches = {i: v for i, v in earlier.items() if i != new.id(role) and same(new.text, v[1])}
     if not matches:
-        change.records.append(record("added", new, group=new.id(role)))
+        change.records.append(record("added", new, **extra, group=new.id(role)))
         return new
     groups = index.groups_of(role, matches)
     first = min(matches, key=lambda i: (matches[i][0], i))
     group = groups.get(first) or next(iter(groups.values()), first)
     recurred = replace(new, count=max(v[2] for v in matches.values()) + 1, raw="")
-    change.records.append(record("added", recurred, group=group, recurs=sorted(matches)))
+    change.records.append(record("added", recurred, **extra, group=group, recurs=sorted(matches)))
     leaving = [(si, pi, e) for si, pi, e in entry_positions(change.notebook) if e.id(role) in matches]
     for _, _, e in leaving:
         change.records.append(record("recurred", e, group=group))

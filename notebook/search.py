@@ -11,9 +11,8 @@ from __future__ import annotations
 import datetime as dt
 import json
 import math
-import os
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from .errors import InputError
@@ -54,7 +53,7 @@ class Query:
     limit: int = 5
     skip_active_of: str | None = None  # a role whose notebook the reader already has
     rarest: int | None = None  # match on only this many of the query's rarest words
-    mode: str | None = None  # keyword, semantic or hybrid; None: hybrid when the extra works
+    mode: str | None = "keyword"  # keyword, semantic or hybrid; None: hybrid when the extra loads
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,13 +111,20 @@ class SearchResult:
     warnings: tuple[str, ...] = field(default=())
 
 
-def check_query(text: str) -> str:
-    """Raises InputError for an empty query or one over MAX_QUERY_CHARS characters."""
+def check_query(text: str) -> tuple[str, str | None]:
+    """The query to run, cut to MAX_QUERY_CHARS, and a warning when it was cut.
+
+    Raises:
+        InputError: an empty query.
+    """
     if not text.strip():
         raise InputError('the query is empty: say what to look for, e.g. rolebook search "npm EACCES"')
-    if len(text) > MAX_QUERY_CHARS:
-        raise InputError(f"the query is {len(text)} characters, over the limit of {MAX_QUERY_CHARS}")
-    return text
+    if len(text) <= MAX_QUERY_CHARS:
+        return text, None
+    cut = text[:MAX_QUERY_CHARS]
+    if text[MAX_QUERY_CHARS].isalnum() and " " in cut:
+        cut = cut.rsplit(" ", 1)[0]  # not in the middle of a word
+    return cut, f"the query was cut to its first {len(cut)} of {len(text)} characters"
 
 
 def match_expression(text: str) -> str | None:
@@ -199,22 +205,26 @@ def refresh(layout: Layout, index: Index) -> list[str]:
 def search(layout: Layout, query: Query, today: dt.date | None = None, model: str | None = None) -> SearchResult:
     """The best hits for a query, after bringing the index up to the files.
 
-    `query.mode` None (or ROLEBOOK_SEARCH_MODE) picks hybrid when the semantic extra
-    loads `model` (a name or folder), else keyword.
+    `query.mode` None picks hybrid when the semantic extra loads `model` (a name or
+    folder), else keyword. An over-long query is cut to MAX_QUERY_CHARS, and a warning
+    says so: an agent that pastes a whole issue as its task still gets its memory.
 
     Raises:
         InputError: an empty or oversized query, an unknown status or mode, a bad date.
     """
     from .intake import check_date
 
-    check_query(query.text)
+    text, cut = check_query(query.text)
+    if cut is not None:
+        found = search(layout, replace(query, text=text), today, model)
+        return replace(found, warnings=(*found.warnings, cut))
     for status in query.statuses:
         if status not in STATUSES:
             raise InputError(f"unknown status {status!r} (one of: {', '.join(STATUSES)})")
     for value in (query.since, query.until):
         if value is not None:
             check_date(value)
-    mode = query.mode or os.environ.get("ROLEBOOK_SEARCH_MODE") or None
+    mode = query.mode
     if mode is not None and mode not in MODES:
         raise InputError(f"unknown search mode {mode!r} (one of: {', '.join(MODES)})")
     if mode != "keyword":

@@ -58,8 +58,8 @@ class Model:
 
 
 def configured(setting: str | None = None) -> str:
-    """The model asked for: ROLEBOOK_MODEL, else the config's `search.model`, else the default."""
-    return os.environ.get("ROLEBOOK_MODEL") or setting or DEFAULT_MODEL
+    """The model asked for (the config's `search.model` or ROLEBOOK_MODEL), else the default."""
+    return setting or DEFAULT_MODEL
 
 
 def available() -> bool:
@@ -79,7 +79,7 @@ def load(setting: str | None = None, *, asked: bool = False) -> Model | None:
     name = configured(setting)
     if name in _models:
         return _models[name]
-    explicit = asked or bool(os.environ.get("ROLEBOOK_MODEL") or setting)
+    explicit = asked or bool(setting)
     model = None
     if not available():
         if explicit:

@@ -19,9 +19,12 @@ _WHERE = {
     "demote": "promotion",
     "list_rules": "promotion",
     "violations": "promotion",
-    "Recorded": "recording",
-    "record_session": "recording",
-    "same_mistake": "similarity",
+    "Recorded": "session",
+    "Session": "session",
+    "Started": "session",
+    "Judge": "similarity",
+    "keyword_same_mistake": "similarity",
+    "meaning_judge": "similarity",
     "similarity": "similarity",
 }
 

@@ -31,6 +31,7 @@ from rolebook.notebook.search import refresh
 
 from . import similarity
 from .block import Rule, add_rule, load, remove_rule, render, rule_text
+from .similarity import Judge, keyword_same_mistake
 
 _BLOCKING_LIMIT = 200  # a word in more mistakes than this says too little to pair them by
 
@@ -64,9 +65,8 @@ class Candidate:
         }
 
 
-def groups(mistakes: list[Mistake], same: Callable[[str, str], bool] | None = None) -> list[list[Mistake]]:
+def groups(mistakes: list[Mistake], same: Judge = keyword_same_mistake) -> list[list[Mistake]]:
     """Mistakes joined by their recorded groups and by the similarity judgement."""
-    same = same or similarity.same_mistake
     parent = list(range(len(mistakes)))
 
     def find(i: int) -> int:
@@ -102,7 +102,9 @@ def groups(mistakes: list[Mistake], same: Callable[[str, str], bool] | None = No
     return list(out.values())
 
 
-def candidates(layout: Layout, rules_path: Path, role: str | None = None, min_dates: int = 3) -> list[Candidate]:
+def candidates(
+    layout: Layout, rules_path: Path, role: str | None = None, min_dates: int = 3, same: Judge = keyword_same_mistake
+) -> list[Candidate]:
     """Groups with incidents on at least `min_dates` distinct dates, not yet a rule."""
     rules_file, _ = load(rules_path)
     rules = rules_file.rules
@@ -112,9 +114,9 @@ def candidates(layout: Layout, rules_path: Path, role: str | None = None, min_da
         roles = [check_role(role)] if role else layout.roles()
         for r in roles:
             mine = [rule for rule in rules if rule.role == r]
-            for group in groups(index.mistakes(r)):
+            for group in groups(index.mistakes(r), same):
                 candidate = _candidate(r, group)
-                if len(candidate.dates) < min_dates or _covered(group, mine):
+                if len(candidate.dates) < min_dates or _covered(group, mine, same):
                     continue
                 out.append(candidate)
     out.sort(key=lambda c: (-len(c.dates), -c.count, c.id))
@@ -136,11 +138,9 @@ def _candidate(role: str, group: list[Mistake]) -> Candidate:
     )
 
 
-def _covered(group: list[Mistake], rules: list[Rule]) -> bool:
+def _covered(group: list[Mistake], rules: list[Rule], same: Judge) -> bool:
     ids = {r.id for r in rules}
-    return any(m.rule in ids for m in group) or any(
-        similarity.same_mistake(rule.text, m.text) for rule in rules for m in group
-    )
+    return any(m.rule in ids for m in group) or any(same(rule.text, m.text) for rule in rules for m in group)
 
 
 def find_candidate(found: list[Candidate], key: str) -> Candidate:
@@ -162,7 +162,13 @@ class Promotion:
 
 
 def apply(
-    layout: Layout, rules_path: Path, candidate: Candidate, limits: Limits, writer: Writer, text: str | None = None
+    layout: Layout,
+    rules_path: Path,
+    candidate: Candidate,
+    limits: Limits,
+    writer: Writer,
+    text: str | None = None,
+    same: Judge = keyword_same_mistake,
 ) -> Promotion:
     """Write the rule line, then move the group's active entries out as `promoted`."""
     rule = candidate.rule(text)
@@ -173,7 +179,7 @@ def apply(
     result = promote_entries(
         layout, candidate.role, set(candidate.members), rule.id, rule.text, rule.incidents, limits, writer
     )
-    refresh_alerts(layout, rules_path, candidate.role)
+    refresh_alerts(layout, rules_path, candidate.role, same=same)
     return Promotion(rule, added, result)
 
 
@@ -203,7 +209,7 @@ def find_rule(rules_path: Path, key: str) -> Rule:
     return hits[0]
 
 
-def demote(layout: Layout, rules_path: Path, key: str, writer: Writer) -> Rule:
+def demote(layout: Layout, rules_path: Path, key: str, writer: Writer, same: Judge = keyword_same_mistake) -> Rule:
     """Take a rule out of the block; the archive keeps it as `demoted`."""
     rule = find_rule(rules_path, key)
     check_scope(rule.role, writer)  # before the rules file changes, not after
@@ -216,7 +222,7 @@ def demote(layout: Layout, rules_path: Path, key: str, writer: Writer) -> Rule:
         ]
 
     append(layout, rule.role, writer, build)
-    refresh_alerts(layout, rules_path, rule.role)
+    refresh_alerts(layout, rules_path, rule.role, same=same)
     return rule
 
 
@@ -235,7 +241,7 @@ def violations(
     rules_path: Path,
     role: str,
     mistakes: list[tuple[str, str]],
-    same: Callable[[str, str], bool] | None = None,
+    same: Judge = keyword_same_mistake,
 ) -> list[tuple[str, Rule, str | None]]:
     """(text, rule, day promoted) for each (id, text) mistake that breaks one of the role's rules:
     it recurs in a group that was promoted, or the judgement finds it the same as the rule.
@@ -252,7 +258,7 @@ def violations(
     for mid, text in mistakes:
         rid = rule_of_group.get(group_of.get(mid, ""))
         rule = rules.get(rid) if rid else None
-        rule = rule or next((r for r in rules.values() if (same or similarity.same_mistake)(r.text, text)), None)
+        rule = rule or next((r for r in rules.values() if same(r.text, text)), None)
         if rule is not None:
             out.append((text, rule, promoted_on(layout, rule)))
     return out
@@ -273,14 +279,14 @@ def _rules_of_groups(index: Index, role: str, groups: set[str], rules: dict[str,
     return out
 
 
-def rule_report(layout: Layout, rules_path: Path, rule: Rule) -> dict[str, Any]:
+def rule_report(layout: Layout, rules_path: Path, rule: Rule, same: Judge = keyword_same_mistake) -> dict[str, Any]:
     """A rule with the day it was promoted and how many mistakes broke it since."""
     day = promoted_on(layout, rule)
     later: list[tuple[str, str]] = []
     if day and rule.role in layout.roles():
         with Index(layout) as index:
             later = [(m.id, m.text) for m in index.mistakes(rule.role) if m.date >= day and m.op != "promoted"]
-    broken = [v for v in violations(layout, rules_path, rule.role, later) if v[1].id == rule.id]
+    broken = [v for v in violations(layout, rules_path, rule.role, later, same) if v[1].id == rule.id]
     return {
         "id": rule.id,
         "role": rule.role,
@@ -298,7 +304,12 @@ def violation_line(rule: Rule, day: str | None) -> str:
 
 
 def refresh_alerts(
-    layout: Layout, rules_path: Path, role: str, touched: set[str] | None = None, min_dates: int = 3
+    layout: Layout,
+    rules_path: Path,
+    role: str,
+    touched: set[str] | None = None,
+    min_dates: int = 3,
+    same: Judge = keyword_same_mistake,
 ) -> list[str]:
     """Recompute the rule alerts `read` shows for a role and cache them: rule violations by
     mistakes in the notebook, and recurrence groups due for promotion.
@@ -322,7 +333,7 @@ def refresh_alerts(
                 if (
                     len(dates) >= min_dates
                     and group not in covered
-                    and not _covered(group_members, list(rules.values()))
+                    and not _covered(group_members, list(rules.values()), same)
                 ):
                     due.add(group)
             active = index.db.execute(
@@ -330,7 +341,7 @@ def refresh_alerts(
                 "WHERE a.role = ? AND d.section = 'mistakes'",
                 (role,),
             ).fetchall()
-        broken = violations(layout, rules_path, role, [(i, t) for i, t in active])
+        broken = violations(layout, rules_path, role, [(i, t) for i, t in active], same)
     except InputError as exc:  # a broken rules block: say so at read rather than fail the write
         store_extra_alerts(layout, role, [str(exc)])
         return [str(exc)]

@@ -6,7 +6,8 @@ lightly stemmed), scored as the mean of the Dice coefficient and the overlap wit
 shorter text. Calibrated on tests/fixtures/similarity/pairs.jsonl (62 duplicate pairs,
 62 related-but-distinct pairs): at THRESHOLD, precision 1.00 and recall 0.48. A false
 merge inflates counts and can promote the wrong rule, so the threshold favours
-precision. `same_mistake` is the one function the semantic extra replaces.
+precision. The semantic extra adds `meaning_judge`; callers pass the judgement they
+were built with, there is no process-wide one.
 """
 
 from __future__ import annotations
@@ -107,6 +108,11 @@ def similarity(a: str, b: str) -> float:
     return (2 * shared / (len(wa) + len(wb)) + shared / min(len(wa), len(wb))) / 2
 
 
+#: A judgement: whether two mistake texts describe the same mistake. Built once from the
+#: config (keywords, or `meaning_judge`) and passed down as a value.
+Judge = Callable[[str, str], bool]
+
+
 def keyword_same_mistake(a: str, b: str) -> bool:
     """Whether two mistake texts describe the same mistake, by keywords."""
     return similarity(a, b) >= THRESHOLD
@@ -126,7 +132,7 @@ def sentences(text: str) -> list[str]:
     return parts or [text]
 
 
-def semantic_judge(model: Any = None) -> Callable[[str, str], bool] | None:
+def semantic_judge(model: Any = None) -> Judge | None:
     """The judgement with meaning, or None when no model loads."""
     from rolebook.notebook import semantic
 
@@ -152,31 +158,20 @@ def semantic_judge(model: Any = None) -> Callable[[str, str], bool] | None:
     return judge
 
 
-def use_meaning(model_setting: str | None = None) -> None:
-    """Make `same_mistake` judge by meaning too, loading the model only when a pair first
+def meaning_judge(model_setting: str | None = None) -> Judge:
+    """The judgement by keywords, then by meaning: the model loads only when a pair first
     needs it (the keywords decide the rest); without a model it stays keywords."""
-    global same_mistake
     from rolebook.notebook import semantic
 
-    state: dict[str, Callable[[str, str], bool] | None] = {}
+    state: dict[str, Judge | None] = {}
 
-    def lazy(a: str, b: str) -> bool:
+    def judge(a: str, b: str) -> bool:
         if keyword_same_mistake(a, b):
             return True
         if "judge" not in state:
             model = semantic.load(model_setting)
             state["judge"] = semantic_judge(model) if model is not None else None
-        judge = state["judge"]
-        return judge(a, b) if judge is not None else False
+        by_meaning = state["judge"]
+        return by_meaning(a, b) if by_meaning is not None else False
 
-    same_mistake = lazy
-
-
-def use_keywords() -> None:
-    global same_mistake
-    same_mistake = keyword_same_mistake
-
-
-#: The judgement recurrence, promotion and rule violations use. The semantic extra
-#: replaces it (`use_meaning`) with a function of the same shape.
-same_mistake: Callable[[str, str], bool] = keyword_same_mistake
+    return judge

@@ -36,9 +36,6 @@ def _no_ambient_rolebook_env(monkeypatch: pytest.MonkeyPatch) -> None:
         monkeypatch.delenv(name, raising=False)
     # the keyword paths are what these tests pin down; tests/semantic asks for meaning itself
     monkeypatch.setenv("ROLEBOOK_SEARCH_MODE", "keyword")
-    from rolebook.rules import similarity
-
-    monkeypatch.setattr(similarity, "same_mistake", similarity.keyword_same_mistake)
 
 
 def _corpus(*parts: str) -> Path:

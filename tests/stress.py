@@ -28,7 +28,7 @@ from rolebook.notebook.longterm import log_event, store
 from rolebook.notebook.markdown import parse
 from rolebook.notebook.model import entry_id
 from rolebook.notebook.search import Query, search
-from rolebook.rules.recording import record_session
+from rolebook.rules.session import Session
 from rolebook.rules.promotion import apply, candidates
 
 root, kind, name, seconds = Path(sys.argv[1]), sys.argv[2], sys.argv[3], float(sys.argv[4])
@@ -47,7 +47,7 @@ while time.monotonic() < end:
         if kind == "update":
             entries = [new_entry("learnings", f"{name} learning {n}", day),
                        new_entry("mistakes", rng.choice(POOL), day)]
-            done = record_session(layout, rules, "coder", entries, limits, Writer(session=name))
+            done = Session(layout, limits, rules, Writer(session=name)).end("coder", entries)
             for e in done.result.added:
                 say(f"entry {e.id('coder')}")
         elif kind == "cli":

@@ -81,11 +81,20 @@ def test_fts_syntax_in_a_query_never_raises(root: Layout) -> None:
         search(root, Query(text))
 
 
-def test_empty_and_oversized_queries_are_refused(root: Layout) -> None:
+def test_an_empty_query_is_refused(root: Layout) -> None:
     with pytest.raises(InputError, match="empty"):
         search(root, Query("   "))
-    with pytest.raises(InputError, match="over the limit of 1000"):
-        search(root, Query("x" * 1001))
+
+
+def test_an_oversized_query_is_cut_and_says_so_never_refused(root: Layout) -> None:
+    pasted = "npm EACCES " + "and then the whole issue text goes on " * 60
+    found = search(root, Query(pasted))
+    assert texts(found)[0] == "npm install failed with EACCES; chown the checkout first"
+    cut = int(found.warnings[-1].split("first ")[1].split(" of")[0])
+    assert found.warnings[-1] == f"the query was cut to its first {cut} of {len(pasted)} characters"
+    assert 990 < cut <= 1000 and pasted[cut] == " "  # not in the middle of a word
+    tail = search(root, Query("x" * 1000 + " EACCES"))  # what is past the cut is not searched
+    assert tail.hits == () and tail.warnings[-1] == "the query was cut to its first 1000 of 1007 characters"
 
 
 def test_search_finds_active_and_archived_entries_across_roles(root: Layout) -> None:

@@ -13,7 +13,7 @@ from rolebook.notebook.layout import Layout
 from rolebook.notebook.limits import Limits
 from rolebook.notebook.markdown import parse
 from rolebook.rules.promotion import candidates
-from rolebook.rules.similarity import same_mistake
+from rolebook.rules.similarity import keyword_same_mistake as same_mistake
 from typer.testing import CliRunner
 
 runner = CliRunner()

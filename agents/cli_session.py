@@ -1,0 +1,199 @@
+"""The session commands: init, read, update, tidy, obsolete."""
+
+from __future__ import annotations
+
+import datetime as dt
+import sys
+from typing import Annotated
+
+import typer
+from rolebook.notebook.errors import InputError
+
+from .cli_app import JsonOpt, _errors, _globals, _print_json, _read_input, _say_redacted, _search_warnings, _warn, app
+from .config import find_root
+
+
+@app.command("init")
+@_errors
+def init_cmd(
+    ctx: typer.Context,
+    roles: Annotated[list[str] | None, typer.Argument(help="Roles to create notebooks for.")] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Set up rolebook in this project; run it again any time, it changes nothing twice.
+
+    Writes rolebook.yaml, a notebook and an archive per role, agents/state/PROTOCOL.md
+    (the memory protocol for your CLAUDE.md / AGENTS.md to @-import), a merge=union
+    line in .gitattributes for archives and a .gitignore line for the derived folder.
+
+    \b
+    Example:  rolebook init coder designer qa
+    """
+    from .scaffold import init
+
+    g = _globals(ctx)
+    root = g.root.absolute() if g.root else find_root()
+    result = init(root, roles or [])
+    if as_json:
+        _print_json(result.to_dict())
+        return
+    for path in result.created:
+        print(f"created {path}")
+    for path in result.updated:
+        print(f"updated {path}")
+    if not result.created and not result.updated:
+        print(f"rolebook is set up in {root}: nothing to do")
+
+
+@app.command("read")
+@_errors
+def read_cmd(
+    ctx: typer.Context,
+    role: Annotated[str, typer.Argument(help="The role whose notebook to read.")],
+    task: Annotated[
+        str | None, typer.Option("--task", help="What you are about to do: adds the most relevant archive hits.")
+    ] = None,
+    budget: Annotated[int, typer.Option("--budget", min=50, help="Token budget of the --task hits.")] = 500,
+    as_json: JsonOpt = False,
+) -> None:
+    """Session start: print the role's notebook as it is, then at most 5 alert lines.
+
+    A notebook that does not exist yet is not an error: the first update creates it.
+    With --task, the archive hits most relevant to the task follow, each with its #id.
+
+    \b
+    Example:  rolebook read coder --task "fix the npm install in CI"
+    """
+    from .main import write_started
+
+    g = _globals(ctx)
+    started = g.memory().start(role, task, budget)
+    if started.found is not None:
+        _search_warnings(started.found.warnings)
+    if as_json:
+        _print_json(started.to_dict())
+    else:
+        write_started(started)
+
+
+@app.command("update")
+@_errors
+def update_cmd(
+    ctx: typer.Context,
+    role: Annotated[str, typer.Argument(help="The role whose notebook to add to.")],
+    mistake: Annotated[
+        list[str] | None, typer.Option("--mistake", "-m", help="A mistake and what to do instead (repeatable).")
+    ] = None,
+    learning: Annotated[
+        list[str] | None, typer.Option("--learning", "-l", help="Something learned (repeatable).")
+    ] = None,
+    feedback: Annotated[
+        list[str] | None, typer.Option("--feedback", "-f", help="Feedback from a person (repeatable).")
+    ] = None,
+    log: Annotated[list[str] | None, typer.Option("--log", help="What this session did (repeatable).")] = None,
+    date: Annotated[str | None, typer.Option("--date", help="The entries' date, YYYY-MM-DD (default: today).")] = None,
+    from_file: Annotated[
+        str | None,
+        typer.Option(
+            "--from",
+            help="A markdown file ('-' for stdin) with ## Mistakes, ## Learnings, ## Feedback, ## Session Log lists.",
+        ),
+    ] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Session end: add entries (newest first), then prune what passes the limits to the archive.
+
+    An entry already in the notebook is not added twice (exit 1 when nothing was new).
+
+    \b
+    Example:  rolebook update coder -m "ran migrations on prod; use the staging DB" --log "WQ-12: fixed login"
+    """
+    from rolebook.notebook.intake import check_date, parse_snippet
+
+    g = _globals(ctx)
+    memory = g.memory()
+    day = check_date(date) if date is not None else dt.date.today().isoformat()
+    entries = memory.entries(day, mistakes=mistake, learnings=learning, feedback=feedback, session_log=log)
+    snippet_text = ""
+    if from_file is not None:
+        snippet_text = _read_input(from_file)
+        snippet, ignored = parse_snippet(snippet_text, day, from_file if from_file != "-" else "<stdin>")
+        if ignored:
+            sys.stderr.write(
+                f"rolebook: {from_file}: ignored {ignored} lines that are not list items of a notebook section\n"
+            )
+        entries += snippet
+    if not entries:
+        raise InputError("nothing to add: give --mistake, --learning, --feedback, --log or --from FILE")
+    said = [*(mistake or ()), *(learning or ()), *(feedback or ()), *(log or ()), snippet_text]
+    recorded = memory.end(role, entries, said)
+    result = recorded.result
+    _warn(result)
+    _say_redacted(recorded.redacted)
+    if as_json:
+        _print_json(recorded.to_dict())
+    else:
+        print("\n".join(recorded.lines()))
+    if not result.added and not result.changed:
+        raise typer.Exit(1)
+
+
+@app.command("tidy")
+@_errors
+def tidy_cmd(
+    ctx: typer.Context,
+    role: Annotated[str | None, typer.Argument(help="One role (default: every role).")] = None,
+    check: Annotated[bool, typer.Option("--check", help="Change nothing; exit 1 if anything would be pruned.")] = False,
+    as_json: JsonOpt = False,
+) -> None:
+    """Apply the limits to notebooks edited by hand: the oldest entries go to the archive.
+
+    \b
+    Example:  rolebook tidy --check      (in CI: fails when a notebook breaks its limits)
+    """
+    results = _globals(ctx).memory().tidy(role, check)
+    _warn(*results)
+    if as_json:
+        _print_json([r.to_dict() for r in results])
+    else:
+        for r in results:
+            if check:
+                over = r.cap is not None and r.lines > r.cap
+                state = (
+                    f"would prune {r.count('pruned')}"
+                    if r.changed
+                    else "over the line cap with nothing rolebook may prune (shorten it by hand)"
+                    if over
+                    else "within limits"
+                )
+                print(f"{r.role}: {state}, {r.lines}{'' if r.cap is None else f'/{r.cap}'} lines")
+            else:
+                print(r.summary())
+        if not results:
+            print("no notebooks yet: `rolebook init ROLE` creates one")
+    if check and any(r.changed for r in results):
+        raise typer.Exit(1)
+
+
+@app.command("obsolete")
+@_errors
+def obsolete_cmd(
+    ctx: typer.Context,
+    role: Annotated[str, typer.Argument(help="The role whose entry no longer holds.")],
+    selector: Annotated[
+        str, typer.Argument(help="#ID (from `read --json`, at least 4 characters) or words of the entry.")
+    ],
+    as_json: JsonOpt = False,
+) -> None:
+    """Retire an entry that no longer holds: it leaves the notebook, archived as obsolete.
+
+    \b
+    Example:  rolebook obsolete coder "#3f9a1c"     or:  rolebook obsolete coder "node 16"
+    """
+    result = _globals(ctx).memory().obsolete(role, selector)
+    _warn(result)
+    if as_json:
+        _print_json(result.to_dict())
+    else:
+        entry = result.left[0][1]
+        print(f"{role}: made obsolete #{entry.id(role)} [{entry.date}] {entry.text.splitlines()[0]}")

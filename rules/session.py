@@ -1,0 +1,345 @@
+"""The session API: each moment of an agent's session is one call here.
+
+    start    the notebook as it is, its alerts, and (with a task) the memories for it
+    end      add the session's entries: recurrence, limits, rule violations, alerts
+    search, store, log, tidy, obsolete
+    candidates, promote, demote, rules    the review of recurring mistakes
+
+A `Session` is built once per process from the config (`rolebook.agents.config`), with
+the judgement and the search mode as values. The CLI, the MCP server, the hooks and the
+importers translate their arguments into these calls and render what comes back; none
+of them holds policy of its own, so a fix here reaches every one of them.
+
+Modules below are imported inside the calls: `start` without a task is the hot path.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from rolebook.notebook.layout import Layout, check_role
+from rolebook.notebook.limits import Limits
+
+from .similarity import Judge, keyword_same_mistake
+
+if TYPE_CHECKING:
+    from rolebook.notebook.archive import ArchiveRecord
+    from rolebook.notebook.journal import Writer, WriteResult
+    from rolebook.notebook.longterm import StoreResult
+    from rolebook.notebook.model import Entry
+    from rolebook.notebook.read import ReadResult
+    from rolebook.notebook.search import Query, SearchResult
+
+    from .block import Rule
+    from .promotion import Candidate, Promotion
+
+#: How many archive hits `start` looks at for a task before the budget cuts them.
+TASK_HITS = 10
+SECTIONS = ("mistakes", "learnings", "feedback", "session_log")
+
+
+@dataclass(frozen=True, slots=True)
+class Started:
+    """What a session starts with: the notebook, its alerts, and the memories for the task."""
+
+    read: ReadResult
+    task: str | None = None
+    found: SearchResult | None = None
+    budget: int = 500
+
+    def task_lines(self) -> list[str]:
+        """The task hits as one line each, within the budget (with a last line saying what was cut)."""
+        if self.found is None:
+            return []
+        from rolebook.notebook.search import render_hits
+
+        return render_hits(self.found, self.budget)
+
+    def render(self) -> bytes:
+        """What the agent reads: the notebook bytes as they are, a blank line, the alerts,
+        then the task hits. The CLI prints it, the MCP `read` tool returns it."""
+        data = self.read.data
+        if data and not data.endswith(b"\n"):
+            data += b"\n"
+        alerts = "".join(f"rolebook: {a}\n" for a in self.read.alerts)
+        if data and alerts:
+            alerts = "\n" + alerts
+        lines = self.task_lines()
+        hits = ""
+        if lines:
+            hits = f"\nrolebook: from memory, for this task ({_shown(self.task or '')}):\n" + "\n".join(lines) + "\n"
+        return data + (alerts + hits).encode("utf-8")
+
+    def to_dict(self) -> dict[str, Any]:
+        data = self.read.to_dict()
+        if self.found is not None:
+            data["task"] = {
+                "query": self.task,
+                "total": self.found.total,
+                "hits": [h.to_dict() for h in self.found.hits],
+                "warnings": list(self.found.warnings),
+            }
+        return data
+
+
+def _shown(task: str, room: int = 80) -> str:
+    one = " ".join(task.split())
+    return repr(one if len(one) <= room else one[: room - 3] + "...")
+
+
+@dataclass(frozen=True, slots=True)
+class Recorded:
+    """What a session-end update did, and the rules its new mistakes break."""
+
+    result: WriteResult
+    violations: tuple[tuple[str, Rule, str | None], ...] = ()
+    redacted: tuple[str, ...] = ()
+
+    def lines(self) -> list[str]:
+        """The summary line, then one line per violation."""
+        from .promotion import violation_line
+
+        role = self.result.role
+        return [self.result.summary()] + [
+            f"{role}: this mistake {violation_line(r, day)}" for _, r, day in self.violations
+        ]
+
+    def to_dict(self) -> dict[str, Any]:
+        data = self.result.to_dict()
+        data["violations"] = [
+            {"text": text, "rule": rule.id, "rule_text": rule.text, "promoted": day}
+            for text, rule, day in self.violations
+        ]
+        data["redacted"] = list(self.redacted)
+        return data
+
+
+@dataclass(frozen=True, slots=True)
+class Session:
+    """One root's memory, as a writer sees it, with the judgements the config chose.
+
+    `recurrence` judges a new mistake against earlier ones at session end (keywords
+    unless the config asks for meaning: loading a model costs seconds there);
+    `review` judges at promotion and for rule violations found in a review; `dedup`
+    refuses a stored item that says the same as one already kept (None: equal only).
+    `mode` is the search mode (None: hybrid when the semantic extra loads `model`).
+    """
+
+    layout: Layout
+    limits: Limits = field(default_factory=Limits)
+    rules_file: Path | None = None
+    writer: Writer | None = None  # None: unscoped, no session id
+    mode: str | None = "keyword"
+    model: str | None = None
+    recurrence: Judge = keyword_same_mistake
+    review: Judge = keyword_same_mistake
+    dedup: Judge | None = None
+
+    @property
+    def who(self) -> Writer:
+        from rolebook.notebook.journal import Writer
+
+        return self.writer if self.writer is not None else Writer()
+
+    @property
+    def rules_path(self) -> Path:
+        return self.rules_file if self.rules_file is not None else self.layout.root / "CLAUDE.md"
+
+    # -- session start -------------------------------------------------------------
+
+    def start(self, role: str, task: str | None = None, budget: int = 500) -> Started:
+        """The role's notebook and alerts; with `task`, the archive hits most relevant to it.
+
+        A task of any length is a valid one: an over-long one is cut (the hits' warnings
+        say so), never refused, so the notebook always comes back.
+        """
+        from rolebook.notebook.read import read_notebook
+
+        check_role(role)
+        read = read_notebook(self.layout, role, self.limits)
+        if task is None or not task.strip():
+            return Started(read, None, None, budget)
+        from rolebook.notebook.search import Query
+
+        found = self.search(Query(task, skip_active_of=role, limit=TASK_HITS))
+        return Started(read, task, found, budget)
+
+    # -- session end -----------------------------------------------------------------
+
+    def end(
+        self,
+        role: str,
+        entries: Sequence[Entry],
+        said: Sequence[str] = (),
+        fields: Mapping[str, Mapping[str, Any]] | None = None,
+    ) -> Recorded:
+        """Add a session's entries: recurrence judged, limits applied, rule violations found,
+        the alerts `read` shows refreshed. `said`: the texts as the writer gave them, to
+        report which kinds of secret were redacted. `fields` (by entry id) go on the
+        entries' `added` records (an import's source).
+
+        Raises:
+            InputError: no entries.
+        """
+        from rolebook.notebook.errors import InputError
+        from rolebook.notebook.index import Index
+        from rolebook.notebook.intake import redactions
+        from rolebook.notebook.journal import update
+
+        from .promotion import refresh_alerts, violations
+
+        check_role(role)
+        if not entries:
+            raise InputError("nothing to add: no mistake, learning, feedback or session log entry was given")
+        result = update(self.layout, role, entries, self.limits, self.who, self.recurrence, fields)
+        new = [(e.id(role), e.text) for e in result.added if e.section == "mistakes"]
+        broken = violations(self.layout, self.rules_path, role, new, self.recurrence)
+        touched: set[str] = set()
+        if new:
+            with Index(self.layout) as index:
+                touched = set(index.groups_of(role, [mid for mid, _ in new]).values())
+        refresh_alerts(self.layout, self.rules_path, role, touched=touched, same=self.recurrence)
+        return Recorded(result, tuple(broken), tuple(redactions(*said)))
+
+    def entries(self, day: str, **sections: Sequence[str] | None) -> list[Entry]:
+        """Checked entries from texts by section (mistakes=, learnings=, feedback=, session_log=).
+
+        Raises:
+            EntryError: a bad text or date.
+        """
+        from rolebook.notebook.intake import new_entry
+
+        return [new_entry(section, text, day) for section in SECTIONS for text in sections.get(section) or ()]
+
+    def tidy(self, role: str | None = None, check: bool = False) -> list[WriteResult]:
+        """Apply the limits to notebooks edited by hand (every role's by default); with
+        `check`, say what would be pruned and write nothing."""
+        from rolebook.notebook.journal import tidy, tidy_check
+
+        from .promotion import refresh_alerts
+
+        roles = [check_role(role)] if role else self.layout.roles()
+        if check:
+            return [tidy_check(self.layout, r, self.limits) for r in roles]
+        results = [tidy(self.layout, r, self.limits, self.who) for r in roles]
+        for name in roles:
+            refresh_alerts(self.layout, self.rules_path, name, touched=set(), same=self.recurrence)
+        return results
+
+    def obsolete(self, role: str, selector: str) -> WriteResult:
+        """Retire one active entry (by `#id` prefix or words of its text), archived as obsolete."""
+        from rolebook.notebook.journal import obsolete
+
+        from .promotion import refresh_alerts
+
+        result = obsolete(self.layout, check_role(role), selector, self.limits, self.who)
+        refresh_alerts(self.layout, self.rules_path, role, touched=set(), same=self.recurrence)
+        return result
+
+    # -- long-term memory ------------------------------------------------------------
+
+    def search(self, query: Query) -> SearchResult:
+        """The best hits for a query, in this session's mode unless the query names one."""
+        from dataclasses import replace
+
+        from rolebook.notebook.search import search
+
+        if query.mode is None:
+            query = replace(query, mode=self.mode)
+        return search(self.layout, query, model=self.model)
+
+    def recall(self, command: str, error: str, role: str | None = None) -> SearchResult | None:
+        """Past lessons that match a failed command and its error, an event logged for this
+        very context first; None when there is nothing to look for or no memory yet.
+
+        A failure's output is long and full of common words: its rarest few words say
+        what it is. Keywords only: this runs on every failed command of an agent.
+        """
+        from rolebook.notebook.index import Index
+        from rolebook.notebook.longterm import derive_ctx_hash
+        from rolebook.notebook.search import Query, SearchResult, search
+
+        if not (command.strip() or error.strip()):
+            return None
+        if not self.layout.archive.exists() and not self.layout.memory.exists():
+            return None
+        roles = (check_role(role),) if role else ()
+        found = search(self.layout, Query(f"{command} {error}", roles=roles, limit=5, rarest=4, mode="keyword"))
+        with Index(self.layout) as index:
+            same = index.ids_with_ctx_hash(derive_ctx_hash(command, error))
+        hits = sorted(found.hits, key=lambda h: (h.id not in same, -h.score))
+        return SearchResult(tuple(hits), found.total, found.warnings)
+
+    def store(self, role: str, category: str, text: str, tags: Sequence[str] = ()) -> StoreResult:
+        """Keep an item in long-term memory, unless one that says the same is there."""
+        from rolebook.notebook.longterm import store
+
+        return store(self.layout, check_role(role), category, text, list(tags), self.who, same=self.dedup)
+
+    def log(
+        self,
+        role: str,
+        event_type: str,
+        lesson: str,
+        context: str = "",
+        command: str = "",
+        outcome: str | None = None,
+        tags: Sequence[str] = (),
+        ctx_hash: str | None = None,
+    ) -> ArchiveRecord:
+        """Log an experience event; outcomes of one context hash add up to a success rate."""
+        from rolebook.notebook.longterm import log_event
+
+        return log_event(
+            self.layout,
+            check_role(role),
+            event_type=event_type,
+            lesson=lesson,
+            context=context,
+            command=command,
+            outcome=outcome,
+            tags=list(tags),
+            ctx_hash=ctx_hash,
+            writer=self.who,
+        )
+
+    # -- rules -----------------------------------------------------------------------
+
+    def candidates(self, role: str | None = None, min_dates: int = 3) -> list[Candidate]:
+        """Mistakes that came back on at least `min_dates` dates and are not a rule yet."""
+        from .promotion import candidates
+
+        return candidates(self.layout, self.rules_path, check_role(role) if role else None, min_dates, self.review)
+
+    def promote(self, candidate: Candidate | str, text: str | None = None) -> Promotion:
+        """Make a candidate (or the one whose id starts with this) a rule; its notebook
+        entries leave as promoted.
+
+        Raises:
+            NoMatch: no candidate has that id. InputError: several do, or the text is empty.
+        """
+        from .promotion import apply, find_candidate
+
+        if isinstance(candidate, str):
+            candidate = find_candidate(self.candidates(), candidate)
+        return apply(self.layout, self.rules_path, candidate, self.limits, self.who, text, self.review)
+
+    def demote(self, key: str) -> Rule:
+        """Take a rule out of the rules file; the archive keeps it as demoted."""
+        from .promotion import demote
+
+        return demote(self.layout, self.rules_path, key, self.who, self.recurrence)
+
+    def rules(self, role: str | None = None) -> list[Rule]:
+        from .promotion import list_rules
+
+        return list_rules(self.rules_path, check_role(role) if role else None)
+
+    def rule_report(self, rule: Rule) -> dict[str, Any]:
+        """A rule with the day it was promoted and how many mistakes broke it since."""
+        from .promotion import rule_report
+
+        return rule_report(self.layout, self.rules_path, rule, self.review)
