@@ -77,6 +77,7 @@ def integrate_cmd(
     if as_json:
         _print_json([{"path": str(p.path), "what": p.what, "changed": p.changed, "text": p.after} for p in planned])
         return
+    print(f"rolebook root: {root}")
     for p in planned:
         rel = p.path.relative_to(root) if p.path.is_relative_to(root) else p.path
         if print_only and p.changed:

@@ -24,7 +24,10 @@ RulesFileOpt = Annotated[
 def promote_cmd(
     ctx: typer.Context,
     role: Annotated[str | None, typer.Option("--role", help="Only this role.")] = None,
-    min_dates: Annotated[int, typer.Option("--min", min=2, help="Incidents on at least this many dates.")] = 3,
+    min_dates: Annotated[
+        int | None,
+        typer.Option("--min", min=2, help="Incidents on at least this many dates (default: promote.min_dates, 3)."),
+    ] = None,
     apply_id: Annotated[str | None, typer.Option("--apply", help="Promote this candidate (its id).")] = None,
     text: Annotated[str | None, typer.Option("--text", help="With --apply: the rule's wording.")] = None,
     yes: Annotated[bool, typer.Option("--yes", help="Promote every candidate as proposed.")] = False,

@@ -37,6 +37,7 @@ def init_cmd(
     if as_json:
         _print_json(result.to_dict())
         return
+    print(f"rolebook root: {root}")
     for path in result.created:
         print(f"created {path}")
     for path in result.updated:

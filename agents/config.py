@@ -2,7 +2,8 @@
 
 The root is the nearest ancestor of the working directory holding `rolebook.yaml`,
 else the nearest holding `agents/state/`, else the nearest holding `.git`, else the
-working directory. `--root` or ROLEBOOK_ROOT name it outright.
+working directory; the search stops at the enclosing git work tree. `--root` or
+ROLEBOOK_ROOT name it outright.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from rolebook.notebook.errors import ConfigError
 from rolebook.notebook.layout import Layout
 from rolebook.notebook.limits import Limits
+from rolebook.notebook.model import is_role
 
 if TYPE_CHECKING:
     from rolebook.notebook.journal import Writer
@@ -59,15 +61,34 @@ class Config:
     source: Path | None = None
     model: str | None = None  # search.model: a sentence-transformers model name or folder
     mode: str | None = None  # search.mode: keyword, semantic or hybrid (default: hybrid if the extra works)
+    min_dates: int = 3  # promote.min_dates: a mistake on this many dates is due for promotion
+    shared_roots: tuple[SharedRoot, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class SharedRoot:
+    """A rolebook root shared by several repositories (`shared_roots` in rolebook.yaml)."""
+
+    name: str
+    path: Path
+    share: tuple[str, ...] = ()  # what every update also shares there: () or ("mistakes",)
 
 
 def find_root(start: Path | None = None) -> Path:
-    """The root for a working directory (see the module docstring)."""
+    """The root for a working directory (see the module docstring).
+
+    The search never leaves the enclosing git work tree: a repository is a project
+    boundary, so a rolebook.yaml in a parent folder (your home, say) cannot capture it.
+    """
     env = os.environ.get("ROLEBOOK_ROOT")
     if start is None and env:
         return Path(env).absolute()
     here = (start or Path.cwd()).absolute()
-    chain = [here, *here.parents]
+    chain = [here]
+    for folder in here.parents:
+        if (chain[-1] / ".git").exists():
+            break
+        chain.append(folder)
     for marker in (CONFIG_NAME, "agents/state", ".git"):
         for folder in chain:
             if (folder / marker).exists():
@@ -143,7 +164,51 @@ def _build(root: Path, data: Mapping[str, Any], source: Path | None) -> Config:
     limits = Limits().merged(data.get("limits"), str(source) if source else None, _line(data, "limits"))
     protocol = root / paths.get("protocol", "agents/state/PROTOCOL.md")
     model, mode = _search(data.get("search"), source, _line(data, "search"), root)
-    return Config(root, layout, limits, root / rules, protocol, source, model, mode)
+    version = data.get("version", 1)
+    if version != 1:
+        raise ConfigError(f"'version' is {version!r}: this rolebook reads version 1", source, _line(data, "version"))
+    min_dates = _promote(data.get("promote"), source, _line(data, "promote"))
+    shared = _shared_roots(data.get("shared_roots"), source, _line(data, "shared_roots"), root)
+    return Config(root, layout, limits, root / rules, protocol, source, model, mode, min_dates, shared)
+
+
+def _promote(value: Any, source: Path | None, line: int | None) -> int:
+    """`promote: {min_dates: N}`, N >= 2."""
+    if value is None:
+        return 3
+    if not isinstance(value, Mapping) or set(value) - {"min_dates"}:
+        raise ConfigError("'promote' takes min_dates (a mistake on this many dates is due, e.g. 3)", source, line)
+    days = value.get("min_dates", 3)
+    if isinstance(days, bool) or not isinstance(days, int) or days < 2:
+        raise ConfigError(f"'promote.min_dates' is {days!r}: use a whole number of 2 or more", source, line)
+    return days
+
+
+def _shared_roots(value: Any, source: Path | None, line: int | None, root: Path) -> tuple[SharedRoot, ...]:
+    """`shared_roots: [{name: team, path: ../knowledge, share: [mistakes]}]`; a path is taken
+    from the root, `~` expanded."""
+    if value is None:
+        return ()
+    shape = "'shared_roots' is a list of {name: NAME, path: FOLDER} (and share: [mistakes] to opt in)"
+    if not isinstance(value, list):
+        raise ConfigError(shape, source, line)
+    out: list[SharedRoot] = []
+    for n, item in enumerate(value):
+        where = getattr(getattr(value, "lc", None), "data", {}).get(n, (None,))[0]
+        at = where + 1 if isinstance(where, int) else line
+        if not isinstance(item, Mapping) or set(item) - {"name", "path", "share"}:
+            raise ConfigError(shape, source, at)
+        name, path, share = item.get("name"), item.get("path"), item.get("share") or []
+        if not isinstance(name, str) or not is_role(name):
+            raise ConfigError(f"shared root name {name!r}: use lowercase letters, digits, '-' or '_'", source, at)
+        if name in {r.name for r in out}:
+            raise ConfigError(f"shared root {name!r} is named twice", source, at)
+        if not isinstance(path, str) or not path.strip():
+            raise ConfigError(f"shared root {name!r} needs a path (a folder)", source, at)
+        if not isinstance(share, list) or any(s != "mistakes" for s in share):
+            raise ConfigError(f"shared root {name!r}: share takes [mistakes] or nothing", source, at)
+        out.append(SharedRoot(name, (root / Path(path).expanduser()).absolute(), tuple(share)))
+    return tuple(out)
 
 
 def _search(value: Any, source: Path | None, line: int | None, root: Path) -> tuple[str | None, str | None]:
@@ -197,4 +262,15 @@ def open_session(config: Config, writer: Writer | None = None) -> Session:
     if mode != "keyword" and (model or semantic.available()):
         review = dedup = meaning_judge(model)
     recurrence = review if mode in ("semantic", "hybrid") else keyword_same_mistake
-    return Session(config.layout, config.limits, config.rules_file, writer, mode, model, recurrence, review, dedup)
+    return Session(
+        config.layout,
+        config.limits,
+        config.rules_file,
+        writer,
+        mode,
+        model,
+        recurrence,
+        review,
+        dedup,
+        config.min_dates,
+    )

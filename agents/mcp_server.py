@@ -239,7 +239,9 @@ def build(root: Path | None = None, scope: str | None = None, session: str | Non
     @tool_errors
     async def promote_review(
         role: Annotated[str | None, Field(description="Only this role.")] = None,
-        min_dates: Annotated[int, Field(ge=2, le=100, description="Incidents on at least this many dates.")] = 3,
+        min_dates: Annotated[
+            int | None, Field(ge=2, le=100, description="Incidents on at least this many dates (default 3).")
+        ] = None,
         budget: Annotated[int, Field(ge=50, le=20000, description="Tokens at most in the text.")] = 500,
         ctx: Context[Any, Any] | None = None,
     ) -> CallToolResult:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -83,7 +84,11 @@ def _register_merge_driver(root: Path, result: InitResult) -> None:
     for key, value in (("merge.rolebook.name", "rolebook notebooks"), ("merge.rolebook.driver", MERGE_DRIVER)):
         current = subprocess.run(["git", "config", "--get", key], cwd=root, capture_output=True, text=True)
         if current.stdout.strip() != value:
-            subprocess.run(["git", "config", key, value], cwd=root, check=True, capture_output=True)
+            done = subprocess.run(["git", "config", key, value], cwd=root, capture_output=True, text=True)
+            if done.returncode != 0:  # not a repository git can write to: notebooks merge as text
+                why = " ".join(done.stderr.split())[:200]
+                sys.stderr.write(f"rolebook: could not register the notebook merge driver ({why})\n")
+                return
             if key.endswith("driver"):
                 result.updated.append(".git/config (merge driver for notebooks)")
 

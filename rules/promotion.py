@@ -169,6 +169,7 @@ def apply(
     writer: Writer,
     text: str | None = None,
     same: Judge = keyword_same_mistake,
+    min_dates: int = 3,
 ) -> Promotion:
     """Write the rule line, then move the group's active entries out as `promoted`."""
     rule = candidate.rule(text)
@@ -179,7 +180,7 @@ def apply(
     result = promote_entries(
         layout, candidate.role, set(candidate.members), rule.id, rule.text, rule.incidents, limits, writer
     )
-    refresh_alerts(layout, rules_path, candidate.role, same=same)
+    refresh_alerts(layout, rules_path, candidate.role, min_dates=min_dates, same=same)
     return Promotion(rule, added, result)
 
 
@@ -209,7 +210,14 @@ def find_rule(rules_path: Path, key: str) -> Rule:
     return hits[0]
 
 
-def demote(layout: Layout, rules_path: Path, key: str, writer: Writer, same: Judge = keyword_same_mistake) -> Rule:
+def demote(
+    layout: Layout,
+    rules_path: Path,
+    key: str,
+    writer: Writer,
+    same: Judge = keyword_same_mistake,
+    min_dates: int = 3,
+) -> Rule:
     """Take a rule out of the block; the archive keeps it as `demoted`."""
     rule = find_rule(rules_path, key)
     check_scope(rule.role, writer)  # before the rules file changes, not after
@@ -222,7 +230,7 @@ def demote(layout: Layout, rules_path: Path, key: str, writer: Writer, same: Jud
         ]
 
     append(layout, rule.role, writer, build)
-    refresh_alerts(layout, rules_path, rule.role, same=same)
+    refresh_alerts(layout, rules_path, rule.role, min_dates=min_dates, same=same)
     return rule
 
 

@@ -137,6 +137,7 @@ class Session:
     recurrence: Judge = keyword_same_mistake
     review: Judge = keyword_same_mistake
     dedup: Judge | None = None
+    min_dates: int = 3  # a mistake on this many distinct dates is due for promotion
 
     @property
     def who(self) -> Writer:
@@ -201,7 +202,9 @@ class Session:
         if new:
             with Index(self.layout) as index:
                 touched = set(index.groups_of(role, [mid for mid, _ in new]).values())
-        refresh_alerts(self.layout, self.rules_path, role, touched=touched, same=self.recurrence)
+        refresh_alerts(
+            self.layout, self.rules_path, role, touched=touched, min_dates=self.min_dates, same=self.recurrence
+        )
         return Recorded(result, tuple(broken), tuple(redactions(*said)))
 
     def entries(self, day: str, **sections: Sequence[str] | None) -> list[Entry]:
@@ -226,7 +229,9 @@ class Session:
             return [tidy_check(self.layout, r, self.limits) for r in roles]
         results = [tidy(self.layout, r, self.limits, self.who) for r in roles]
         for name in roles:
-            refresh_alerts(self.layout, self.rules_path, name, touched=set(), same=self.recurrence)
+            refresh_alerts(
+                self.layout, self.rules_path, name, touched=set(), min_dates=self.min_dates, same=self.recurrence
+            )
         return results
 
     def obsolete(self, role: str, selector: str) -> WriteResult:
@@ -236,7 +241,9 @@ class Session:
         from .promotion import refresh_alerts
 
         result = obsolete(self.layout, check_role(role), selector, self.limits, self.who)
-        refresh_alerts(self.layout, self.rules_path, role, touched=set(), same=self.recurrence)
+        refresh_alerts(
+            self.layout, self.rules_path, role, touched=set(), min_dates=self.min_dates, same=self.recurrence
+        )
         return result
 
     # -- long-term memory ------------------------------------------------------------
@@ -308,11 +315,13 @@ class Session:
 
     # -- rules -----------------------------------------------------------------------
 
-    def candidates(self, role: str | None = None, min_dates: int = 3) -> list[Candidate]:
-        """Mistakes that came back on at least `min_dates` dates and are not a rule yet."""
+    def candidates(self, role: str | None = None, min_dates: int | None = None) -> list[Candidate]:
+        """Mistakes that came back on at least `min_dates` dates (default: the config's) and
+        are not a rule yet."""
         from .promotion import candidates
 
-        return candidates(self.layout, self.rules_path, check_role(role) if role else None, min_dates, self.review)
+        days = min_dates or self.min_dates
+        return candidates(self.layout, self.rules_path, check_role(role) if role else None, days, self.review)
 
     def promote(self, candidate: Candidate | str, text: str | None = None) -> Promotion:
         """Make a candidate (or the one whose id starts with this) a rule; its notebook
@@ -325,13 +334,13 @@ class Session:
 
         if isinstance(candidate, str):
             candidate = find_candidate(self.candidates(), candidate)
-        return apply(self.layout, self.rules_path, candidate, self.limits, self.who, text, self.review)
+        return apply(self.layout, self.rules_path, candidate, self.limits, self.who, text, self.review, self.min_dates)
 
     def demote(self, key: str) -> Rule:
         """Take a rule out of the rules file; the archive keeps it as demoted."""
         from .promotion import demote
 
-        return demote(self.layout, self.rules_path, key, self.who, self.recurrence)
+        return demote(self.layout, self.rules_path, key, self.who, self.recurrence, self.min_dates)
 
     def rules(self, role: str | None = None) -> list[Rule]:
         from .promotion import list_rules

@@ -38,7 +38,15 @@ def installed_rolebook() -> str:
     return found
 
 
+def scratch_repository(path: Path) -> Path:
+    """A fresh git repository: a project boundary, so no rolebook.yaml above the temp folder
+    can capture what the README's commands write."""
+    subprocess.run(["git", "init", "-q"], cwd=path, check=True)
+    return path
+
+
 def test_try_it_runs_as_written_through_the_installed_command(tmp_path: Path) -> None:
+    scratch_repository(tmp_path)
     outputs = run_lines(block_after("Try it"), tmp_path)
     notebook = outputs[3]
     assert "- [2026-03-01] npm ci needs package-lock.json committed" in notebook
@@ -52,6 +60,7 @@ def test_try_it_runs_as_written_through_the_installed_command(tmp_path: Path) ->
 
 
 def test_the_recurring_mistake_example_ends_in_a_rule(tmp_path: Path) -> None:
+    scratch_repository(tmp_path)
     run_lines(block_after("Try it"), tmp_path)
     outputs = run_lines(block_after("Try it", 1), tmp_path)
     assert "a mistake that recurs (x3)" in outputs[2]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -74,3 +75,65 @@ def test_search_settings_are_read_and_a_relative_model_folder_is_taken_from_the_
     assert (config.model, config.mode) == (str(tmp_path / "models" / "mini"), "semantic")
     (tmp_path / "rolebook.yaml").write_text("search:\n  model: all-MiniLM-L6-v2\n")
     assert (load_config(tmp_path).model, load_config(tmp_path).mode) == ("all-MiniLM-L6-v2", None)
+
+
+def test_a_rolebook_yaml_above_the_git_work_tree_does_not_capture_the_repository(tmp_path: Path) -> None:
+    (tmp_path / "rolebook.yaml").write_text("version: 1\n")  # a home folder's, say
+    (tmp_path / "agents" / "state").mkdir(parents=True)
+    repo = tmp_path / "code" / "repo"
+    (repo / ".git").mkdir(parents=True)
+    (repo / "src").mkdir()
+    assert find_root(repo / "src") == repo
+
+
+def test_init_and_integrate_in_a_fresh_repository_write_only_inside_it_and_name_the_root(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    home = tmp_path / "home"
+    (home / ".claude").mkdir(parents=True)
+    (home / "rolebook.yaml").write_text("version: 1\n")
+    repo = home / "repo"
+    repo.mkdir()
+    subprocess.run(["git", "init", "-q"], cwd=repo, check=True)
+    before = sorted(p.relative_to(home) for p in home.rglob("*") if repo not in p.parents and p != repo)
+    for args in (["init", "coder"], ["integrate", "claude", "--role", "coder"]):
+        done = subprocess.run(
+            [sys.executable, "-m", "rolebook", *args], cwd=repo, capture_output=True, text=True, check=True
+        )
+        assert done.stdout.splitlines()[0] == f"rolebook root: {repo}"
+    after = sorted(p.relative_to(home) for p in home.rglob("*") if repo not in p.parents and p != repo)
+    assert after == before  # nothing written outside the work tree
+    assert (repo / "rolebook.yaml").exists() and (repo / ".claude" / "settings.json").exists()
+
+
+@pytest.mark.parametrize(
+    ("text", "message", "line"),
+    [
+        ("version: 2\n", "this rolebook reads version 1", 1),
+        ("promote: 3\n", "'promote' takes min_dates", 1),
+        ("promote:\n  min_dates: 1\n", "use a whole number of 2 or more", 1),
+        ("promote:\n  days: 3\n", "'promote' takes min_dates", 1),
+        ("shared_roots: ../knowledge\n", "'shared_roots' is a list of", 1),
+        ("# team\nshared_roots:\n  - {name: team}\n", "needs a path", 3),
+        ("shared_roots:\n  - {name: team, path: a}\n  - {name: Team!, path: b}\n", "use lowercase", 3),
+        ("shared_roots:\n  - {name: team, path: a}\n  - {name: team, path: b}\n", "named twice", 3),
+        ("shared_roots:\n  - {name: team, path: a, share: [learnings]}\n", "share takes [mistakes]", 2),
+        ("shared_roots:\n  - {name: team, path: a, where: b}\n", "'shared_roots' is a list of", 2),
+    ],
+)
+def test_ill_shaped_settings_are_an_error_naming_the_line(tmp_path: Path, text: str, message: str, line: int) -> None:
+    (tmp_path / "rolebook.yaml").write_text(text)
+    with pytest.raises(ConfigError, match=re.escape(message)) as caught:
+        load_config(tmp_path)
+    assert str(caught.value).startswith(f"{tmp_path / 'rolebook.yaml'}:{line}: ")
+
+
+def test_promote_and_shared_roots_settings_are_read(tmp_path: Path) -> None:
+    (tmp_path / "rolebook.yaml").write_text(
+        "promote: {min_dates: 4}\nshared_roots:\n  - {name: team, path: ../knowledge, share: [mistakes]}\n"
+    )
+    config = load_config(tmp_path)
+    assert config.min_dates == 4
+    (team,) = config.shared_roots
+    assert (team.name, team.path, team.share) == ("team", (tmp_path / "../knowledge").absolute(), ("mistakes",))
