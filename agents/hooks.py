@@ -81,7 +81,7 @@ def _session_file(root: Path | None, session: str) -> Path:
 
     config = load_config(root.absolute() if root else find_root())
     safe = "".join(c for c in session if c.isalnum() or c in "-_")[:80] or "unknown"
-    return config.layout.derived / "sessions" / f"{safe}.json"
+    return config.layout.sessions / f"{safe}.json"
 
 
 def _archive_size(root: Path | None, role: str) -> int:

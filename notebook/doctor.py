@@ -98,7 +98,7 @@ def diagnose(layout: Layout, limits: Limits, repair: bool = False) -> Report:
             continue
         if result.changed:
             report.over_cap.append(f"{role}: {result.count('pruned')} entries over the caps")
-        if (layout.derived / "pending" / f"{role}.json").exists():
+        if (layout.pending_path(role)).exists():
             report.pending.append(role)
     report.orphan_locks = [str(p) for p in _orphan_locks(layout)]
     if repair and report.index == "missing":
@@ -107,14 +107,14 @@ def diagnose(layout: Layout, limits: Limits, repair: bool = False) -> Report:
 
 
 def index_state(layout: Layout, roles: list[str]) -> str:
-    path = layout.derived / "index.sqlite"
+    path = layout.index_path
     if not path.exists():
         return "missing (rebuilt from the archives on the next search)"
     try:
         with Index(layout) as index:
             stale = []
             for role in roles:
-                row = index.db.execute("SELECT size, mtime_ns FROM sources WHERE role=?", (role,)).fetchone()
+                row = index.archive_signature(role)
                 try:
                     st = layout.archive_path(role).stat()
                     sig = (st.st_size, st.st_mtime_ns)
@@ -130,7 +130,7 @@ def index_state(layout: Layout, roles: list[str]) -> str:
 def _orphan_locks(layout: Layout) -> list[os.PathLike[str]]:
     from .fsutil import lock_is_held
 
-    folder = layout.derived / "locks"
+    folder = layout.locks
     if not folder.is_dir():
         return []
     # a clean release empties the file; a pid left in one nobody holds is a killed writer's
@@ -160,7 +160,7 @@ def _finish_interrupted(layout: Layout, limits: Limits, report: Report) -> None:
     from .journal import Writer, tidy
 
     for role in report.roles:
-        if not (layout.derived / "pending" / f"{role}.json").exists():
+        if not (layout.pending_path(role)).exists():
             continue
         path = layout.notebook_path(role)
         kept = ""
@@ -175,8 +175,8 @@ def _finish_interrupted(layout: Layout, limits: Limits, report: Report) -> None:
 
 
 def _repair(layout: Layout, report: Report) -> None:
-    Index.remove(layout.derived / "index.sqlite")
-    shutil.rmtree(layout.derived / "cache", ignore_errors=True)
+    Index.remove(layout.index_path)
+    shutil.rmtree(layout.cache, ignore_errors=True)
     with Index(layout) as index:
         from .search import refresh
 

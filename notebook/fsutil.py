@@ -62,17 +62,25 @@ def _umask() -> int:
 
 @contextlib.contextmanager
 def role_lock(path: Path, timeout: float = 30.0) -> Iterator[None]:
-    """Hold an exclusive lock on `path` (created if missing) for the block.
+    """Hold an exclusive lock on `path` for the block: a folder (locked as it is, made if
+    missing) or a lock file of its own (created if missing; it notes the holder's pid,
+    so that doctor can tell a killed writer's).
 
     An OS lock (flock, or msvcrt on Windows): the kernel releases it when the holder
     dies, so a killed writer never leaves a lock that blocks the next one.
 
     Raises:
         LockTimeout: the lock was still held by another process after `timeout` seconds.
+        StorageError: the lock cannot be taken (a read-only or missing place).
     """
+    folder = path.suffix != ".lock"
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        if folder:
+            path.mkdir(parents=True, exist_ok=True)
+            fd = os.open(path, os.O_RDONLY)
+        else:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
     except OSError as exc:
         raise StorageError(path, "take the lock", exc) from None
     try:
@@ -83,15 +91,17 @@ def role_lock(path: Path, timeout: float = 30.0) -> Iterator[None]:
                 raise LockTimeout(f"{path}: another rolebook writer held this lock for {timeout:.0f}s")
             time.sleep(delay)
             delay = min(delay * 2, 0.05)
-        with contextlib.suppress(OSError):
-            os.ftruncate(fd, 0)
-            os.write(fd, f"{os.getpid()}\n".encode())
+        if not folder:
+            with contextlib.suppress(OSError):
+                os.ftruncate(fd, 0)
+                os.write(fd, f"{os.getpid()}\n".encode())
         try:
             yield
         finally:
             # a clean release clears the pid: one left behind marks a writer that was killed
-            with contextlib.suppress(OSError):
-                os.ftruncate(fd, 0)
+            if not folder:
+                with contextlib.suppress(OSError):
+                    os.ftruncate(fd, 0)
             _unlock(fd)
     finally:
         os.close(fd)

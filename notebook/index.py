@@ -14,55 +14,20 @@ from __future__ import annotations
 import contextlib
 import json
 import sqlite3
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from . import progress
 from .archive import ArchiveRecord, MalformedLine, read_lines
 from .errors import StorageError
+from .index_sql import JOINS, SCHEMA, SCHEMA_VERSION, STATUS_SQL, TOKENIZER, UPSERT, Filters
 from .layout import Layout
 from .model import Entry
 
-SCHEMA_VERSION = 8
-TOKENIZER = "porter unicode61 remove_diacritics 2"
+__all__ = ["SCHEMA_VERSION", "TOKENIZER", "EntryState", "Index", "Mistake"]
 _PROBE = 256  # bytes compared at the start and just before the offset
-
-_SCHEMA = (
-    "CREATE TABLE sources(role TEXT PRIMARY KEY, size INTEGER, mtime_ns INTEGER, offset INTEGER, lines INTEGER,"
-    " head BLOB, tail BLOB)",
-    "CREATE TABLE notebooks(role TEXT PRIMARY KEY, size INTEGER, mtime_ns INTEGER)",
-    "CREATE TABLE docs(rowid INTEGER PRIMARY KEY, id TEXT UNIQUE NOT NULL, role TEXT NOT NULL, op TEXT NOT NULL,"
-    " section TEXT, date TEXT, text TEXT, count INTEGER, tags TEXT, ctx_hash TEXT, journalled INTEGER NOT NULL,"
-    " search TEXT, data TEXT)",
-    "CREATE INDEX docs_role ON docs(role, op)",
-    "CREATE INDEX docs_unjournalled ON docs(role) WHERE journalled = 0",
-    "CREATE INDEX docs_ctx_hash ON docs(ctx_hash) WHERE ctx_hash IS NOT NULL",
-    "CREATE TABLE active(role TEXT NOT NULL, id TEXT NOT NULL, PRIMARY KEY(role, id))",
-    "CREATE TABLE outcomes(role TEXT, ctx_hash TEXT, successes INTEGER, trials INTEGER, PRIMARY KEY(role, ctx_hash))",
-    "CREATE TABLE malformed(role TEXT, path TEXT, line INTEGER, reason TEXT)",
-    "CREATE TABLE groups(role TEXT NOT NULL, id TEXT NOT NULL, grp TEXT NOT NULL, PRIMARY KEY(role, id))",
-    "CREATE INDEX groups_grp ON groups(role, grp)",
-    "CREATE VIRTUAL TABLE docs_fts USING fts5(text, search, content='docs', content_rowid='rowid',"
-    f" tokenize='{TOKENIZER}')",
-    "CREATE VIRTUAL TABLE docs_vocab USING fts5vocab(docs_fts, 'row')",
-    "CREATE TRIGGER docs_ai AFTER INSERT ON docs BEGIN"
-    " INSERT INTO docs_fts(rowid, text, search) VALUES (new.rowid, new.text, new.search); END",
-    "CREATE TRIGGER docs_ad AFTER DELETE ON docs BEGIN"
-    " INSERT INTO docs_fts(docs_fts, rowid, text, search) VALUES ('delete', old.rowid, old.text, old.search); END",
-    "CREATE TRIGGER docs_au AFTER UPDATE ON docs BEGIN"
-    " INSERT INTO docs_fts(docs_fts, rowid, text, search) VALUES ('delete', old.rowid, old.text, old.search);"
-    " INSERT INTO docs_fts(rowid, text, search) VALUES (new.rowid, new.text, new.search); END",
-)
-
-_UPSERT = """
-INSERT INTO docs(id, role, op, section, date, text, count, tags, ctx_hash, journalled, search, data)
-VALUES (?,?,?,?,?,?,?,?,?,?,?,?)
-ON CONFLICT(id) DO UPDATE SET role=excluded.role, op=excluded.op, section=excluded.section,
-    date=excluded.date, text=excluded.text, count=excluded.count, tags=excluded.tags,
-    ctx_hash=excluded.ctx_hash, journalled=excluded.journalled, search=excluded.search, data=excluded.data
-"""
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,16 +69,30 @@ class Index:
 
     def __init__(self, layout: Layout):
         self.layout = layout
-        self.path = layout.derived / "index.sqlite"
+        self.path = layout.index_path
         self.db = self._open()
 
     def _open(self) -> sqlite3.Connection:
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise StorageError(self.path.parent, "create the derived folder", exc) from None
-        for attempt in range(2):
-            db = sqlite3.connect(self.path, timeout=30, isolation_level=None)
+        for attempt in range(3):
+            try:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                break
+            except FileExistsError:  # made and deleted again by others while we looked
+                if attempt == 2:
+                    raise StorageError(
+                        self.path.parent, "create the derived folder", OSError(17, "File exists")
+                    ) from None
+            except OSError as exc:
+                raise StorageError(self.path.parent, "create the derived folder", exc) from None
+        for attempt in range(4):
+            try:
+                db = sqlite3.connect(self.path, timeout=30, isolation_level=None)
+            except sqlite3.OperationalError as exc:
+                if attempt < 3:  # the derived folder was deleted under us: make it again
+                    with contextlib.suppress(OSError):
+                        self.path.parent.mkdir(parents=True, exist_ok=True)
+                    continue
+                raise StorageError(self.path, "write the derived index", _why_unwritable(self.path, exc)) from None
             try:
                 db.execute("PRAGMA journal_mode=WAL")
                 db.execute("PRAGMA synchronous=OFF")  # derived: a torn write is rebuilt
@@ -125,15 +104,20 @@ class Index:
                             "AND name NOT LIKE 'sqlite_%' AND name NOT LIKE 'docs_fts_%'"
                         ).fetchall():
                             db.execute(f'DROP {kind.upper()} IF EXISTS "{name}"')
-                        for statement in _SCHEMA:
+                        for statement in SCHEMA:
                             db.execute(statement)
                         db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
                     db.execute("COMMIT")
                 return db
             except sqlite3.OperationalError as exc:
                 db.close()
+                if ("unable to open" in str(exc) or "disk I/O" in str(exc)) and attempt < 3:
+                    # the derived folder was deleted under us (git clean -fdX): make it again
+                    with contextlib.suppress(OSError):
+                        self.path.parent.mkdir(parents=True, exist_ok=True)
+                    continue
                 if "readonly" in str(exc) or "unable to open" in str(exc) or "disk" in str(exc):
-                    raise StorageError(self.path, "write the derived index", OSError(0, str(exc))) from None
+                    raise StorageError(self.path, "write the derived index", _why_unwritable(self.path, exc)) from None
                 if attempt:
                     raise
                 self.remove(self.path)
@@ -200,9 +184,9 @@ class Index:
                     if isinstance(item.extra.get("group"), str):
                         groups.append((role, item.id, item.extra["group"]))
                 if len(rows) >= 5000:
-                    db.executemany(_UPSERT, rows)
+                    db.executemany(UPSERT, rows)
                     rows.clear()
-            db.executemany(_UPSERT, rows)
+            db.executemany(UPSERT, rows)
             db.executemany("INSERT OR IGNORE INTO groups VALUES (?,?,?)", groups)
             db.executemany(
                 "INSERT INTO outcomes VALUES (?,?,?,?) ON CONFLICT(role, ctx_hash) DO UPDATE SET "
@@ -329,6 +313,113 @@ class Index:
             for table in ("docs", "active", "outcomes", "malformed", "sources", "notebooks"):
                 self.db.execute(f"DELETE FROM {table} WHERE role=?", (role,))
 
+    # -- lookups: search, recurrence, the rules and doctor ask here (the index's SQL is all here)
+
+    def term_frequencies(self, words: list[str]) -> tuple[dict[int, int], int]:
+        """For each query word (by position), how many documents hold its stems (the most
+        of any), stemmed by the index's own tokenizer; and how many documents there are."""
+        db = self.db
+        db.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.rb_query USING fts5(x, tokenize='{TOKENIZER}')")
+        db.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.rb_query_terms USING fts5vocab(temp, rb_query, 'instance')")
+        db.execute("DELETE FROM temp.rb_query")
+        db.executemany("INSERT INTO temp.rb_query(rowid, x) VALUES (?, ?)", list(enumerate(words)))
+        stems: dict[int, list[str]] = {}
+        for term, row in db.execute("SELECT term, doc FROM temp.rb_query_terms"):
+            stems.setdefault(row, []).append(term)
+        terms = sorted({t for ts in stems.values() for t in ts})
+        marks = ",".join("?" * len(terms))
+        df = dict(db.execute(f"SELECT term, doc FROM docs_vocab WHERE term IN ({marks})", terms).fetchall())
+        total = db.execute("SELECT max(rowid) FROM docs").fetchone()[0] or 0
+        return {i: max((df.get(t, 0) for t in stems.get(i, [])), default=0) for i in range(len(words))}, total
+
+    def count_matches(self, expression: str, filters: Filters, cap: int) -> int:
+        """How many documents match (counting stops at `cap`)."""
+        where, args = filters
+        return int(
+            self.db.execute(
+                f"SELECT count(*) FROM (SELECT 1 {JOINS} WHERE d.rowid IN "
+                f"(SELECT rowid FROM docs_fts WHERE docs_fts MATCH ?) {where} LIMIT {int(cap)})",
+                (expression, *args),
+            ).fetchone()[0]
+        )
+
+    def ranked(self, expression: str, newest_first: bool, limit: int) -> dict[int, float]:
+        """rowid -> BM25 (lower is better) of the best `limit` matches, or the newest ones."""
+        order = "rowid DESC" if newest_first else "2"
+        return dict(
+            self.db.execute(
+                f"SELECT rowid, bm25(docs_fts, 1.0, 0.4) FROM docs_fts WHERE docs_fts MATCH ? ORDER BY {order} LIMIT ?",
+                (expression, limit),
+            ).fetchall()
+        )
+
+    def ranked_texts(self, expression: str, limit: int) -> list[tuple[str, str, float]]:
+        """(id, text, BM25) of the best `limit` matches."""
+        return self.db.execute(
+            "SELECT d.id, d.text, bm25(docs_fts, 1.0, 0.4) FROM docs_fts "
+            "JOIN docs d ON d.rowid = docs_fts.rowid WHERE docs_fts MATCH ? ORDER BY 3 LIMIT ?",
+            (expression, limit),
+        ).fetchall()
+
+    def hit_rows(self, column: str, keys: list[Any], filters: Filters) -> list[tuple[Any, ...]]:
+        """The documents with these rowids or ids (`column`) that pass the filters: (key, id,
+        role, section, status, op, date, text, count, tags, successes, trials, data)."""
+        assert column in ("rowid", "id")
+        where, args = filters
+        rows: list[tuple[Any, ...]] = []
+        for chunk in range(0, len(keys), 900):
+            part = keys[chunk : chunk + 900]
+            rows += self.db.execute(
+                f"SELECT d.{column}, d.id, d.role, d.section, {STATUS_SQL}, d.op, d.date, d.text, d.count, d.tags, "
+                f"o.successes, o.trials, d.data {JOINS} WHERE d.{column} IN ({','.join('?' * len(part))}) {where}",
+                (*part, *args),
+            ).fetchall()
+        return rows
+
+    def marks(self, after: int) -> tuple[int, int, int]:
+        """(documents, highest rowid, documents past rowid `after`): what embedding has to catch up on."""
+        count, top = self.db.execute("SELECT count(*), coalesce(max(rowid), 0) FROM docs").fetchone()
+        newer = self.db.execute("SELECT count(*) FROM docs WHERE rowid > ?", (after,)).fetchone()[0]
+        return int(count), int(top), int(newer)
+
+    def texts_after(self, rowid: int) -> list[tuple[str, str]]:
+        """(id, text) of the documents past `rowid`, in order."""
+        return self.db.execute("SELECT id, text FROM docs WHERE rowid > ? ORDER BY rowid", (rowid,)).fetchall()
+
+    def similar(self, role: str, section: str, expression: str, limit: int) -> list[tuple[str, str, str, int]]:
+        """(id, date, text, count) of a role's items in one section that match, best first."""
+        return self.db.execute(
+            "SELECT d.id, d.date, d.text, d.count FROM docs_fts JOIN docs d ON d.rowid = docs_fts.rowid "
+            "WHERE docs_fts MATCH ? AND d.role = ? AND d.section = ? ORDER BY bm25(docs_fts, 1.0, 0.4) LIMIT ?",
+            (expression, role, section, limit),
+        ).fetchall()
+
+    def newest(self, role: str, section: str, limit: int) -> list[tuple[str, str, str, int]]:
+        """(id, date, text, count) of a role's newest items in one section or category."""
+        return self.db.execute(
+            "SELECT id, date, text, count FROM docs WHERE role = ? AND section = ? "
+            "ORDER BY date DESC, rowid DESC LIMIT ?",
+            (role, section, limit),
+        ).fetchall()
+
+    def active_mistakes(self, role: str) -> list[tuple[str, str]]:
+        """(id, text) of the mistakes in the role's notebook."""
+        return self.db.execute(
+            "SELECT d.id, d.text FROM active a JOIN docs d ON d.id = a.id WHERE a.role = ? AND d.section = 'mistakes'",
+            (role,),
+        ).fetchall()
+
+    def promotion_record(self, rule_id: str) -> dict[str, Any] | None:
+        """The archive record of a rule's promotion, if it has one."""
+        row = self.db.execute("SELECT data FROM docs WHERE id = ? AND op = 'promoted'", (rule_id,)).fetchone()
+        data = json.loads(row[0]) if row is not None and row[0] else None
+        return data if isinstance(data, dict) else None
+
+    def archive_signature(self, role: str) -> tuple[int, int] | None:
+        """(size, mtime) of the role's archive when the index last read it."""
+        row = self.db.execute("SELECT size, mtime_ns FROM sources WHERE role=?", (role,)).fetchone()
+        return (int(row[0]), int(row[1])) if row is not None else None
+
 
 def _doc_row(role: str, r: ArchiveRecord, raw: bytes, outcomes: dict[str, list[int]]) -> tuple[object, ...]:
     ctx_hash = r.extra.get("ctx_hash")
@@ -362,6 +453,41 @@ def _doc_row(role: str, r: ArchiveRecord, raw: bytes, outcomes: dict[str, list[i
         search,
         raw.decode("utf-8").rstrip("\r\n"),
     )
+
+
+T = TypeVar("T")
+
+
+def rebuilt_on_failure(layout: Layout, work: Callable[[], T], attempts: int = 5) -> T:
+    """`work`, done again on a fresh index if the index failed under it.
+
+    The derived folder may be deleted at any moment (`git clean -fdX`), even while
+    another process has the index open, and what is left can be half a database. Safe
+    for writers: an index error can only come before their archive append (after it,
+    they leave the index to the next reader), so doing the work again writes once.
+    """
+    for attempt in range(attempts):
+        try:
+            return work()
+        except sqlite3.DatabaseError as exc:
+            if attempt == attempts - 1:
+                raise
+            if not isinstance(exc, sqlite3.OperationalError) or "no such table" in str(exc):
+                Index.remove(layout.index_path)  # a corrupt or half-made file: start over
+    raise AssertionError("unreachable")
+
+
+def _why_unwritable(path: Path, exc: sqlite3.Error) -> OSError:
+    """The file system's own reason a database cannot be written (a read-only file system,
+    no permission, a full disk), which says more than SQLite's."""
+    import tempfile
+
+    try:
+        with tempfile.TemporaryFile(dir=path.parent):
+            pass
+    except OSError as reason:
+        return reason
+    return OSError(0, str(exc))
 
 
 def _probe(path: Path, offset: int) -> tuple[bytes, bytes]:

@@ -27,7 +27,7 @@ from . import read as readpath
 from .archive import LEAVING_OPS, ArchiveRecord, append_records
 from .errors import InputError, NoMatch, ScopeError, StorageError
 from .fsutil import atomic_write, role_lock
-from .index import Index
+from .index import Index, rebuilt_on_failure
 from .layout import Layout, check_role
 from .limits import Limits, frontmatter_limits, prune
 from .markdown import (
@@ -363,12 +363,12 @@ _NOTHING_LOST = "nothing is lost: the next write finishes or retries this one"
 def _transact(layout: Layout, role: str, base: Limits, writer: Writer, plan: Plan) -> WriteResult:
     check_scope(role, writer)
     with _storage_errors(layout.derived):
-        return _locked_transact(layout, role, base, writer, plan)
+        return rebuilt_on_failure(layout, lambda: _locked_transact(layout, role, base, writer, plan))
 
 
 def _locked_transact(layout: Layout, role: str, base: Limits, writer: Writer, plan: Plan) -> WriteResult:
     path = layout.notebook_path(role)
-    pending = layout.derived / "pending" / f"{role}.json"
+    pending = layout.pending_path(role)
     with role_lock(layout.lock_path(role)):
         text = readpath.load_text(layout, path)
         if text is not None and len(text) > progress.BIG_NOTEBOOK_BYTES:
@@ -404,11 +404,15 @@ def _locked_transact(layout: Layout, role: str, base: Limits, writer: Writer, pl
                 append_records(layout.archive_path(role), records)
                 if changed:
                     atomic_write(layout.check_inside(path), new_text.encode("utf-8"))
-                index.sync(role)
-            st = path.stat()
-            index.set_active(role, after.entries(), (st.st_size, st.st_mtime_ns))
+            # The change is durable from here on. What follows is derived: if the derived
+            # folder goes from under us (git clean -fdX), the next reader rebuilds it.
+            with contextlib.suppress(sqlite3.Error, OSError):
+                if changed or records:
+                    index.sync(role)
+                st = path.stat()
+                index.set_active(role, after.entries(), (st.st_size, st.st_mtime_ns))
             readpath.store_alerts(layout, role, after, base, limits)
-            with contextlib.suppress(FileNotFoundError):
+            with contextlib.suppress(OSError):
                 pending.unlink()
     return WriteResult(
         role,
@@ -433,13 +437,19 @@ def append(
     what to append (nothing, for a duplicate); the records are appended and fsynced.
     """
     check_scope(role, writer)
-    with _storage_errors(layout.derived), role_lock(layout.lock_path(role)), Index(layout) as index:
-        index.sync(role)
-        records = build(index, _Recorder(role, writer, writer.stamp()))
-        if records:
-            append_records(layout.archive_path(role), records)
+
+    def locked() -> list[ArchiveRecord]:
+        with role_lock(layout.lock_path(role)), Index(layout) as index:
             index.sync(role)
-    return records
+            records = build(index, _Recorder(role, writer, writer.stamp()))
+            if records:
+                append_records(layout.archive_path(role), records)
+                with contextlib.suppress(sqlite3.Error, OSError):  # derived: caught up by the next reader
+                    index.sync(role)
+        return records
+
+    with _storage_errors(layout.derived):
+        return rebuilt_on_failure(layout, locked)
 
 
 def check_scope(role: str, writer: Writer) -> None:
@@ -473,8 +483,14 @@ def _write_pending(pending: Path, change: _Change, role: str) -> None:
         "add": [{"section": e.section, "date": e.date, "text": e.text, "count": e.count} for e in change.added],
         "remove": [e.id(role) for _, e in change.left],
     }
-    pending.parent.mkdir(parents=True, exist_ok=True)
-    pending.write_text(json.dumps(data), encoding="utf-8")
+    for attempt in range(3):  # the derived folder may be deleted under us: make it again
+        pending.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            pending.write_text(json.dumps(data), encoding="utf-8")
+            return
+        except FileNotFoundError:
+            if attempt == 2:
+                raise
 
 
 def _finish_pending(nb: Notebook, role: str, pending: Path, index: Index) -> Notebook:

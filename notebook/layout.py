@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -47,7 +48,58 @@ class Layout:
         return self.archive / f"{check_role(role)}.jsonl"
 
     def lock_path(self, role: str) -> Path:
-        return self.derived / "locks" / f"{check_role(role)}.lock"
+        """What a writer of the role locks: the archive folder, which nothing deletes while
+        writers run (the derived folder may go at any moment: `git clean -fdX` does it).
+        One lock for every role's writers: a write takes milliseconds. Windows cannot lock
+        a folder: a lock file there."""
+        check_role(role)
+        if os.name == "nt":  # pragma: no cover - Windows only
+            return self.derived / "locks" / "archive.lock"
+        return self.archive
+
+    @property
+    def rules_lock(self) -> Path:
+        """What a writer of the rules file locks: the root folder (the rules file itself is
+        replaced by each write, so a lock on it would not hold)."""
+        if os.name == "nt":  # pragma: no cover - Windows only
+            return self.derived / "locks" / "rules-file.lock"
+        return self.root
+
+    # -- the derived folder: safe to delete at any time; every path in it is named here
+
+    @property
+    def index_path(self) -> Path:
+        return self.derived / "index.sqlite"
+
+    def pending_path(self, role: str) -> Path:
+        """Where a write notes its change before it replaces the notebook (finished by the next)."""
+        return self.derived / "pending" / f"{check_role(role)}.json"
+
+    @property
+    def pending(self) -> Path:
+        return self.derived / "pending"
+
+    @property
+    def cache(self) -> Path:
+        return self.derived / "cache"
+
+    def cache_path(self, kind: str, role: str) -> Path:
+        """A cached answer for the read path: `read` (the notebook's alerts) or `rules`."""
+        return self.cache / f"{kind}-{check_role(role)}.json"
+
+    @property
+    def locks(self) -> Path:
+        """Lock files of earlier versions (and of Windows): doctor looks here for orphans."""
+        return self.derived / "locks"
+
+    @property
+    def vectors(self) -> Path:
+        return self.derived / "vectors"
+
+    @property
+    def sessions(self) -> Path:
+        """What the agent CLI hooks remember of each session."""
+        return self.derived / "sessions"
 
     def roles(self) -> list[str]:
         """Roles that have a notebook or an archive, sorted."""

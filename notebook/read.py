@@ -92,7 +92,7 @@ def read_notebook(layout: Layout, role: str, limits: Limits) -> ReadResult:
 
 
 def _extra_path(layout: Layout, role: str) -> Path:
-    return layout.derived / "cache" / f"rules-{role}.json"
+    return layout.cache_path("rules", role)
 
 
 def store_extra_alerts(layout: Layout, role: str, alerts: list[str], state: dict[str, Any] | None = None) -> None:
@@ -180,7 +180,7 @@ def _alerts_from_bytes(role: str, path: Path, data: bytes, base: Limits) -> list
 
 
 def _cache_path(layout: Layout, role: str) -> Path:
-    return layout.derived / "cache" / f"read-{role}.json"
+    return layout.cache_path("read", role)
 
 
 def _cached(layout: Layout, role: str, sig: list[int], limits: Limits) -> list[str] | None:

@@ -16,7 +16,8 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from .errors import InputError
-from .index import TOKENIZER, Index
+from .index import Index, rebuilt_on_failure
+from .index_sql import Filters, filters
 from .layout import Layout
 
 MAX_QUERY_CHARS = 1000
@@ -31,11 +32,6 @@ _STOP = frozenset(
     "what when where which while who why will with would you your".split()
 )
 _WORD = re.compile(r"\w+")
-_STATUS_SQL = (
-    "CASE WHEN a.id IS NOT NULL THEN 'active' WHEN d.op = 'promoted' AND d.section = 'rules' THEN 'rule' "
-    "WHEN d.op = 'promoted' THEN 'promoted' "
-    "WHEN d.op = 'obsolete' THEN 'obsolete' WHEN d.op = 'rule' THEN 'rule' ELSE 'archived' END"
-)
 _HALF_LIFE_DAYS = 180
 
 
@@ -146,19 +142,7 @@ def _telling_words(index: Index, words: list[str], rarest: int | None = None) ->
     match to score; the index's own tokenizer stems the words to look them up. The flag
     says that only such common words were left (BM25 cannot rank by them).
     """
-    db = index.db
-    db.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.rb_query USING fts5(x, tokenize='{TOKENIZER}')")
-    db.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.rb_query_terms USING fts5vocab(temp, rb_query, 'instance')")
-    db.execute("DELETE FROM temp.rb_query")
-    db.executemany("INSERT INTO temp.rb_query(rowid, x) VALUES (?, ?)", list(enumerate(words)))
-    stems: dict[int, list[str]] = {}
-    for term, row in db.execute("SELECT term, doc FROM temp.rb_query_terms"):
-        stems.setdefault(row, []).append(term)
-    terms = sorted({t for ts in stems.values() for t in ts})
-    marks = ",".join("?" * len(terms))
-    df = dict(db.execute(f"SELECT term, doc FROM docs_vocab WHERE term IN ({marks})", terms).fetchall())
-    total = db.execute("SELECT max(rowid) FROM docs").fetchone()[0] or 0
-    freq = {i: max((df.get(t, 0) for t in stems.get(i, [])), default=0) for i in range(len(words))}
+    freq, total = index.term_frequencies(words)
     kept = [w for i, w in enumerate(words) if 0 < freq[i] <= total / 2]
     if rarest is not None:
         kept = sorted(kept, key=lambda w: freq[words.index(w)])[:rarest]
@@ -210,7 +194,7 @@ def search(layout: Layout, query: Query, today: dt.date | None = None, model: st
     says so: an agent that pastes a whole issue as its task still gets its memory.
 
     Raises:
-        InputError: an empty or oversized query, an unknown status or mode, a bad date.
+        InputError: an empty query, an unknown status or mode, a bad date.
     """
     from .intake import check_date
 
@@ -224,6 +208,10 @@ def search(layout: Layout, query: Query, today: dt.date | None = None, model: st
     for value in (query.since, query.until):
         if value is not None:
             check_date(value)
+    return rebuilt_on_failure(layout, lambda: _search(layout, query, today, model))
+
+
+def _search(layout: Layout, query: Query, today: dt.date | None, model: str | None) -> SearchResult:
     mode = query.mode
     if mode is not None and mode not in MODES:
         raise InputError(f"unknown search mode {mode!r} (one of: {', '.join(MODES)})")
@@ -239,35 +227,17 @@ def search(layout: Layout, query: Query, today: dt.date | None = None, model: st
         if not words:
             return SearchResult((), 0, tuple(warnings))
         expression = " OR ".join(f'"{w}"' for w in words)
-        where, args = _filters(query)
-        joins = (
-            "FROM docs d LEFT JOIN active a ON a.role = d.role AND a.id = d.id "
-            "LEFT JOIN outcomes o ON o.role = d.role AND o.ctx_hash = d.ctx_hash "
-        )
+        where = _filters(query)
         # counting stops at COUNT_CAP: past that the exact number says nothing more
-        total = index.db.execute(
-            f"SELECT count(*) FROM (SELECT 1 {joins} WHERE d.rowid IN "
-            f"(SELECT rowid FROM docs_fts WHERE docs_fts MATCH ?) {where} LIMIT {COUNT_CAP})",
-            (expression, *args),
-        ).fetchone()[0]
+        total = index.count_matches(expression, where, COUNT_CAP)
         # FTS5 ranks on its own, then only the best candidates are joined and filtered;
         # the window widens while filters leave too few.
         window = max(query.limit * 4, 50)
         while True:
             # with only words in most documents BM25 cannot rank: the newest matches come first
-            order = "rowid DESC" if common else "2"
-            ranked = index.db.execute(
-                f"SELECT rowid, bm25(docs_fts, 1.0, 0.4) FROM docs_fts WHERE docs_fts MATCH ? ORDER BY {order} LIMIT ?",
-                (expression, window),
-            ).fetchall()
-            rank = dict(ranked)
-            marks = ",".join("?" * len(rank))
-            rows = index.db.execute(
-                f"SELECT d.rowid, d.id, d.role, d.section, {_STATUS_SQL}, d.op, d.date, d.text, d.count, d.tags, "
-                f"o.successes, o.trials, d.data {joins} WHERE d.rowid IN ({marks}) {where}",
-                (*rank, *args),
-            ).fetchall()
-            if len(rows) >= query.limit or len(ranked) < window:
+            rank = index.ranked(expression, common, window)
+            rows = index.hit_rows("rowid", list(rank), where)
+            if len(rows) >= query.limit or len(rank) < window:
                 break
             window *= 8
     today = today or dt.date.today()
@@ -293,7 +263,7 @@ def _search_meaning(layout: Layout, query: Query, model: Any, mode: str, today: 
 
     with Index(layout) as index:
         warnings = refresh(layout, index)
-        vectors = Vectors(layout.derived, model)
+        vectors = Vectors(layout.vectors, model)
         embed_new(index, vectors)
         ids = vectors.ids()
         sims = vectors.matrix() @ model.encode([query.text])[0] if ids else np.zeros(0, dtype=np.float32)
@@ -301,31 +271,16 @@ def _search_meaning(layout: Layout, query: Query, model: Any, mode: str, today: 
         if mode == "hybrid":
             words, common = _telling_words(index, query_words(query.text), query.rarest)
             if words and not common:
-                ranked = index.db.execute(
-                    "SELECT d.id, d.text, bm25(docs_fts, 1.0, 0.4) FROM docs_fts "
-                    "JOIN docs d ON d.rowid = docs_fts.rowid WHERE docs_fts MATCH ? ORDER BY 3 LIMIT ?",
-                    (" OR ".join(f'"{w}"' for w in words), max(query.limit * 10, 100)),
-                ).fetchall()
+                ranked = index.ranked_texts(" OR ".join(f'"{w}"' for w in words), max(query.limit * 10, 100))
                 best = min((b for _, _, b in ranked), default=0.0)
                 for did, text, b in ranked:
                     keyword[did] = (b / best if best else 0.0) * _coverage(words, text) ** COVERAGE_POWER
-        where, args = _filters(query)
-        joins = (
-            "FROM docs d LEFT JOIN active a ON a.role = d.role AND a.id = d.id "
-            "LEFT JOIN outcomes o ON o.role = d.role AND o.ctx_hash = d.ctx_hash "
-        )
+        where = _filters(query)
         window = max(query.limit * 20, 200)
         while True:
             top = np.argpartition(-sims, window)[:window] if len(ids) > window else np.arange(len(ids))
             wanted = list({ids[int(n)] for n in top if sims[int(n)] >= SEMANTIC_FLOOR} | set(keyword))
-            rows = []
-            for chunk in range(0, len(wanted), 900):
-                part = wanted[chunk : chunk + 900]
-                rows += index.db.execute(
-                    f"SELECT d.id, d.role, d.section, {_STATUS_SQL}, d.op, d.date, d.text, d.count, d.tags, "
-                    f"o.successes, o.trials, d.data {joins} WHERE d.id IN ({','.join('?' * len(part))}) {where}",
-                    (*part, *args),
-                ).fetchall()
+            rows = [row[1:] for row in index.hit_rows("id", wanted, where)]
             if len(rows) >= query.limit or window >= len(ids):
                 break
             window *= 8
@@ -354,13 +309,12 @@ def embed_new(index: Index, vectors: Any) -> int:
         seen_max, seen_count = (int(x) for x in mark.read_text(encoding="ascii").split())
     except (FileNotFoundError, ValueError):
         seen_max, seen_count = 0, 0
-    count, top = index.db.execute("SELECT count(*), coalesce(max(rowid), 0) FROM docs").fetchone()
-    newer = index.db.execute("SELECT count(*) FROM docs WHERE rowid > ?", (seen_max,)).fetchone()[0]
+    count, top, newer = index.marks(seen_max)
     if count != seen_count + newer:  # rebuilt or rows gone: look at everything
         seen_max = 0
     if count == seen_count and top == seen_max:
         return 0
-    rows = index.db.execute("SELECT id, text FROM docs WHERE rowid > ? ORDER BY rowid", (seen_max,)).fetchall()
+    rows = index.texts_after(seen_max)
     added = vectors.add((i, t) for i, t in rows if t)
     vectors.folder.mkdir(parents=True, exist_ok=True)
     mark.write_text(f"{top} {count}", encoding="ascii")
@@ -373,49 +327,19 @@ def candidates(index: Index, role: str, section: str, text: str, limit: int = 20
     words, _ = _telling_words(index, query_words(text))
     if not words:
         return []
-    expression = " OR ".join(f'"{w}"' for w in words)
-    return index.db.execute(
-        "SELECT d.id, d.date, d.text, d.count FROM docs_fts JOIN docs d ON d.rowid = docs_fts.rowid "
-        "WHERE docs_fts MATCH ? AND d.role = ? AND d.section = ? ORDER BY bm25(docs_fts, 1.0, 0.4) LIMIT ?",
-        (expression, role, section, limit),
-    ).fetchall()
+    return index.similar(role, section, " OR ".join(f'"{w}"' for w in words), limit)
 
 
 def newest(index: Index, role: str, section: str, limit: int = 200) -> list[tuple[str, str, str, int]]:
     """(id, date, text, count) of a role's newest items in one section (or store category):
     what `store` compares a new item with when it judges duplicates by meaning."""
-    return index.db.execute(
-        "SELECT id, date, text, count FROM docs WHERE role = ? AND section = ? ORDER BY date DESC, rowid DESC LIMIT ?",
-        (role, section, limit),
-    ).fetchall()
+    return index.newest(role, section, limit)
 
 
-def _filters(query: Query) -> tuple[str, list[object]]:
-    sql: list[str] = []
-    args: list[object] = []
-    for column, values in (("d.role", query.roles), ("d.section", query.sections)):
-        if values:
-            sql.append(f"{column} IN ({','.join('?' * len(values))})")
-            args += values
-    for tag in query.tags:
-        sql.append("(' ' || d.tags || ' ') LIKE ?")
-        args.append(f"% {tag} %")
-    statuses = set(query.statuses)
-    if not statuses:
-        sql.append(f"{_STATUS_SQL} != 'obsolete'")
-    elif "all" not in statuses:
-        sql.append(f"{_STATUS_SQL} IN ({','.join('?' * len(statuses))})")
-        args += sorted(statuses)
-    if query.since:
-        sql.append("d.date >= ?")
-        args.append(query.since)
-    if query.until:
-        sql.append("d.date <= ?")
-        args.append(query.until)
-    if query.skip_active_of:
-        sql.append(f"NOT (d.role = ? AND {_STATUS_SQL} = 'active')")
-        args.append(query.skip_active_of)
-    return "".join(f" AND {s}" for s in sql), args
+def _filters(query: Query) -> Filters:
+    return filters(
+        query.roles, query.sections, query.tags, query.statuses, query.since, query.until, query.skip_active_of
+    )
 
 
 def _hit(row: tuple[Any, ...], today: dt.date) -> Hit:

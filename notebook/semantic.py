@@ -150,7 +150,7 @@ class Vectors:
 
     def __init__(self, folder: Path, model: Model):
         self.model = model
-        self.folder = folder / "vectors"
+        self.folder = folder
         self.data = self.folder / f"{model.key}.f32"
         self.ids_path = self.folder / f"{model.key}.ids"
         self._ids: list[str] | None = None

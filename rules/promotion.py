@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
-import json
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -186,7 +185,7 @@ def apply(
 
 def write_rules(layout: Layout, rules_path: Path, change: Callable[[Any], Any]) -> bool:
     """Change the rules file under its lock, atomically; whether any byte changed."""
-    with role_lock(layout.derived / "locks" / "rules-file.lock"):
+    with role_lock(layout.rules_lock):
         rules_file, before = load(rules_path)
         after = render(change(rules_file))
         if after == (before or ""):
@@ -237,10 +236,8 @@ def demote(
 def promoted_on(layout: Layout, rule: Rule) -> str | None:
     """The day a rule was promoted, from the archive's record of it."""
     with Index(layout) as index:
-        row = index.db.execute("SELECT data FROM docs WHERE id = ? AND op = 'promoted'", (rule.id,)).fetchone()
-    if row is None or not row[0]:
-        return None
-    at = json.loads(row[0]).get("at")
+        record = index.promotion_record(rule.id)
+    at = record.get("at") if record is not None else None
     return at[:10] if isinstance(at, str) else None
 
 
@@ -344,12 +341,8 @@ def refresh_alerts(
                     and not _covered(group_members, list(rules.values()), same)
                 ):
                     due.add(group)
-            active = index.db.execute(
-                "SELECT d.id, d.text FROM active a JOIN docs d ON d.id = a.id "
-                "WHERE a.role = ? AND d.section = 'mistakes'",
-                (role,),
-            ).fetchall()
-        broken = violations(layout, rules_path, role, [(i, t) for i, t in active], same)
+            active = index.active_mistakes(role)
+        broken = violations(layout, rules_path, role, active, same)
     except InputError as exc:  # a broken rules block: say so at read rather than fail the write
         store_extra_alerts(layout, role, [str(exc)])
         return [str(exc)]

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 WORKER = r"""
-import json, random, subprocess, sys, time
+import json, random, shutil, subprocess, sys, time
 from pathlib import Path
 from rolebook.notebook.errors import RolebookError
 from rolebook.notebook.intake import new_entry
@@ -69,6 +69,10 @@ while time.monotonic() < end:
                 apply(layout, rules, c, limits, Writer())
                 say("op promote")
             time.sleep(0.05)
+        elif kind == "clean":  # `git clean -fdX` while the others write: the derived folder goes
+            shutil.rmtree(layout.derived, ignore_errors=True)
+            say("op clean")
+            time.sleep(0.2)
         elif kind == "search":
             search(layout, Query(rng.choice(["npm", "linter", "learning", "design"])))
             say("op search")
@@ -166,6 +170,12 @@ def check(root: Path, lines: list[str]) -> dict[str, Any]:
     assert prune(nb, Limits())[1] == [], "caps do not hold"
     for e in nb.entries():
         assert records[e.id("coder")][-1].op == "added", "an entry is in the notebook and archived as gone"
+    # and the other way: an entry the journal last says was added is in the notebook
+    active = {e.id("coder") for e in nb.entries()}
+    for rid, recs in records.items():
+        last = recs[-1]
+        if last.role == "coder" and last.op == "added" and last.section in ("mistakes", "learnings", "session_log"):
+            assert rid in active, f"entry {rid} left the notebook with no record of leaving"
     load(root / "CLAUDE.md")  # the rules file parses: never half-written
     with Index(layout) as live:
         refresh(layout, live)

@@ -32,3 +32,10 @@ def test_writers_of_every_kind_killed_at_random_lose_nothing(tmp_path: Path) -> 
             kill_after=rng.uniform(0.6, 1.5),
         )
     stress.check(tmp_path, lines)
+
+
+def test_deleting_the_derived_folder_while_writers_run_loses_nothing(tmp_path: Path) -> None:
+    lines = stress.run(tmp_path, {"update": 4, "cli": 2, "store": 1, "log": 1, "search": 1, "clean": 1}, seconds=4)
+    report = stress.check(tmp_path, lines)
+    assert report["acknowledged"]["entry"] > 20 and lines.count("op clean") > 10
+    assert not [line for line in lines if line.startswith("ERROR")]

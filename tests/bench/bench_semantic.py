@@ -91,7 +91,7 @@ def speed(sizes: list[int]) -> None:
                     f.write(json.dumps(rec) + "\n")
             with Index(layout) as index:
                 index.sync("coder")
-                vectors = semantic.Vectors(layout.derived, model)
+                vectors = semantic.Vectors(layout.vectors, model)
                 vectors.folder.mkdir(parents=True, exist_ok=True)
                 rows = index.db.execute("SELECT id FROM docs ORDER BY rowid").fetchall()
                 with open(vectors.data, "wb") as f:
