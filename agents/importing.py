@@ -164,7 +164,8 @@ def _keep(role: str, item: Item) -> Keep:
 
 
 def _run_export(memory: Session, path: Path, role: str | None, dry_run: bool, skip_bad: bool) -> Report:
-    from rolebook.notebook.exchange import read_export, restore
+    from rolebook.notebook.changes import restore
+    from rolebook.notebook.exchange import read_export
     from rolebook.notebook.markdown import parse
 
     bundle = read_export(path)

@@ -3,8 +3,13 @@
 Entries are merged by id: those both sides kept, plus those either side added; one that
 either side removed since the base stays removed (it left for that side's archive). The
 text around the entries comes from the side that changed it; when both changed it,
-`git merge-file` merges it and leaves its conflict markers there only. Then the caps
-apply again, and what they push out is journalled in the archive as pruned.
+`git merge-file` merges it and leaves its conflict markers there only.
+
+The driver writes only the file git hands it. It does not prune: git merges the
+archive (merge=union) after or before the notebook, in an order of its choosing, over
+whatever a driver would append to it, so a `pruned` record written here could be lost
+and its entry with it. A notebook merged past its caps says so at the next `read`, and
+the next write (`update`, `tidy`) prunes it through the journal like any other.
 """
 
 from __future__ import annotations
@@ -14,13 +19,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-from rolebook.notebook.archive import append_records
-from rolebook.notebook.journal import Writer, _Recorder
-from rolebook.notebook.limits import frontmatter_limits, prune
 from rolebook.notebook.markdown import add_entries, entry_positions, parse, remove_parts, render
 from rolebook.notebook.model import Entry, Notebook, is_role
-
-from .config import find_root, load_config
 
 
 def _skeleton(nb: Notebook) -> Notebook:
@@ -78,13 +78,7 @@ def run(base: Path, ours: Path, theirs: Path, pathname: str | None) -> int:
         role = "unknown"
     o, a, b = (p.read_bytes().decode("utf-8") for p in (base, ours, theirs))
     text, conflict = merge(o, a, b, role)
-    config = load_config(find_root())
-    nb = parse(text)
-    after, left = prune(nb, frontmatter_limits(nb, config.limits))
-    if left and role != "unknown":
-        record = _Recorder(role, Writer(session="git-merge"), Writer().stamp())
-        append_records(config.layout.archive_path(role), [record("pruned", e) for e in left])
-    ours.write_bytes(render(after).encode("utf-8"))
+    ours.write_bytes(text.encode("utf-8"))
     if conflict:
         sys.stderr.write(f"rolebook merge-driver: {pathname or ours}: the text around the entries conflicted\n")
     return 1 if conflict else 0

@@ -23,6 +23,8 @@ _FIXES = {
     "over_cap": "`rolebook tidy ROLE` prunes to the archive",
     "pending": "the next write to the role finishes it, or `rolebook tidy ROLE`",
     "malformed": "left as they are: fix or delete the lines by hand; readers skip them",
+    "unrecorded": "a hand edit or a merge dropped them; the archive still holds them (`rolebook search "
+    "--status all`): add back by hand what still holds",
 }
 
 
@@ -36,6 +38,7 @@ class Report:
     over_cap: list[str] = field(default_factory=list)
     pending: list[str] = field(default_factory=list)
     orphan_locks: list[str] = field(default_factory=list)
+    unrecorded: list[str] = field(default_factory=list)
     unreadable: list[str] = field(default_factory=list)
     repaired: list[str] = field(default_factory=list)
 
@@ -47,6 +50,7 @@ class Report:
             or self.pending
             or self.unreadable
             or self.orphan_locks
+            or self.unrecorded
             or self.index != "fresh"
         )
 
@@ -59,6 +63,7 @@ class Report:
             "over_cap": self.over_cap,
             "pending_writes": self.pending,
             "orphan_locks": self.orphan_locks,
+            "left_unrecorded": self.unrecorded,
             "unreadable": self.unreadable,
             "repaired": self.repaired,
         }
@@ -71,6 +76,9 @@ class Report:
         out += [f"over its limits: {o} ({_FIXES['over_cap'].replace('ROLE', o.split(':')[0])})" for o in self.over_cap]
         out += [f"interrupted write: {p} ({_FIXES['pending'].replace('ROLE', p)})" for p in self.pending]
         out += [f"orphan lock file: {lock}" for lock in self.orphan_locks]
+        out += [f"left the notebook with no record of leaving: {u}" for u in self.unrecorded]
+        if self.unrecorded:
+            out.append(f"  ({_FIXES['unrecorded']})")
         out += [f"unreadable: {u}" for u in self.unreadable]
         out += [f"repaired: {r}" for r in self.repaired]
         out.append("healthy" if self.healthy else "problems found")
@@ -79,7 +87,7 @@ class Report:
 
 def diagnose(layout: Layout, limits: Limits, repair: bool = False) -> Report:
     """Check every role of the root; with `repair`, rebuild the derived state first."""
-    from .journal import tidy_check
+    from .changes import tidy_check
 
     report = Report(roles=layout.roles())
     if repair:
@@ -98,12 +106,27 @@ def diagnose(layout: Layout, limits: Limits, repair: bool = False) -> Report:
             continue
         if result.changed:
             report.over_cap.append(f"{role}: {result.count('pruned')} entries over the caps")
+        if gone := _left_unrecorded(layout, role):
+            shown = " ".join(f"#{i}" for i in gone[:5]) + (f" and {len(gone) - 5} more" if len(gone) > 5 else "")
+            report.unrecorded.append(f"{role}: {len(gone)} {'entry' if len(gone) == 1 else 'entries'} ({shown})")
         if (layout.pending_path(role)).exists():
             report.pending.append(role)
     report.orphan_locks = [str(p) for p in _orphan_locks(layout)]
     if repair and report.index == "missing":
         report.index = "fresh"
     return report
+
+
+def _left_unrecorded(layout: Layout, role: str) -> list[str]:
+    """Ids the archive last says were added to the notebook, but that are not in it."""
+    from .markdown import parse
+    from .read import load_text
+
+    text = load_text(layout, layout.notebook_path(role))
+    active = {e.id(role) for e in parse(text or "").entries()}
+    with Index(layout) as index:
+        index.sync(role)
+        return sorted(i for i in index.added_ids(role) if i not in active)
 
 
 def index_state(layout: Layout, roles: list[str]) -> str:
@@ -157,7 +180,8 @@ def _dead_pid(lock: os.PathLike[str]) -> bool:
 def _finish_interrupted(layout: Layout, limits: Limits, report: Report) -> None:
     import datetime as dt
 
-    from .journal import Writer, tidy
+    from .changes import tidy
+    from .journal import Writer
 
     for role in report.roles:
         if not (layout.pending_path(role)).exists():

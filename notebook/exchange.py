@@ -18,10 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .archive import ArchiveRecord, append_lines, read_lines
+from .archive import ArchiveRecord, read_lines
 from .errors import InputError
-from .fsutil import atomic_write, role_lock
-from .journal import Writer, _storage_errors, check_scope
 from .layout import Layout, check_role
 from .read import load_text
 
@@ -109,38 +107,3 @@ def read_export(path: Path) -> Bundle:
         except InputError as exc:
             bundle.problems.append(f"{where}: {exc}")
     return bundle
-
-
-@dataclass(frozen=True, slots=True)
-class Restored:
-    role: str
-    appended: int
-    already: int
-    notebook: str  # "written", "same", "merge" (entries to go through update), "none"
-
-
-def restore(layout: Layout, role: str, text: str | None, lines: list[bytes], writer: Writer) -> Restored:
-    """Under the role's lock: append the archive lines the archive does not hold, then,
-    when the role has no notebook, write the exported one as it was. A notebook that is
-    there and differs is left for the caller to merge (`notebook == "merge"`)."""
-    check_scope(role, writer)
-    archive = layout.archive_path(role)
-    path = layout.notebook_path(role)
-    with _storage_errors(layout.derived), role_lock(layout.lock_path(role)):
-        held = {raw.rstrip(b"\r\n") for _, _, raw, _ in read_lines(archive)}
-        fresh: list[bytes] = []
-        for line in lines:
-            if line.rstrip(b"\r\n") not in held:
-                held.add(line.rstrip(b"\r\n"))
-                fresh.append(line)
-        append_lines(archive, fresh)
-        current = load_text(layout, path)
-        if text is None:
-            state = "none"
-        elif current is None:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            atomic_write(layout.check_inside(path), text.encode("utf-8"))
-            state = "written"
-        else:
-            state = "same" if current == text else "merge"
-    return Restored(role, len(fresh), len(lines) - len(fresh), state)

@@ -415,6 +415,17 @@ class Index:
         data = json.loads(row[0]) if row is not None and row[0] else None
         return data if isinstance(data, dict) else None
 
+    def added_ids(self, role: str) -> list[str]:
+        """Ids of notebook entries whose last word in the archive is `added`."""
+        return [
+            i
+            for (i,) in self.db.execute(
+                "SELECT id FROM docs WHERE role = ? AND journalled = 1 AND op = 'added' "
+                "AND section IN ('mistakes', 'learnings', 'feedback', 'session_log')",
+                (role,),
+            )
+        ]
+
     def archive_signature(self, role: str) -> tuple[int, int] | None:
         """(size, mtime) of the role's archive when the index last read it."""
         row = self.db.execute("SELECT size, mtime_ns FROM sources WHERE role=?", (role,)).fetchone()

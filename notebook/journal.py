@@ -1,4 +1,4 @@
-"""The one write path: everything that changes a notebook goes through `_transact`.
+"""The one write path: everything that changes a notebook goes through `transact`.
 
     take the role's lock
     -> read the notebook, bring the derived index up to the archive
@@ -17,15 +17,15 @@ import contextlib
 import datetime as dt
 import json
 import sqlite3
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from . import progress
 from . import read as readpath
-from .archive import LEAVING_OPS, ArchiveRecord, append_records
-from .errors import InputError, NoMatch, ScopeError, StorageError
+from .archive import LEAVING_OPS, ArchiveRecord, append_lines, append_records
+from .errors import InputError, ScopeError, StorageError
 from .fsutil import atomic_write, role_lock
 from .index import Index, rebuilt_on_failure
 from .layout import Layout, check_role
@@ -39,7 +39,7 @@ from .markdown import (
     remove_parts,
     render,
 )
-from .model import Entry, Notebook, count_lines, normalize
+from .model import Entry, Notebook, count_lines
 
 TOO_DEEP = (
     "lists or quotes nested over 100 levels deep from here: rolebook cannot tell where entries end, "
@@ -117,19 +117,20 @@ class WriteResult:
 
 
 @dataclass(slots=True)
-class _Change:
+class Change:
     notebook: Notebook
     records: list[ArchiveRecord] = field(default_factory=list)
     added: list[Entry] = field(default_factory=list)
     duplicates: list[Entry] = field(default_factory=list)
     left: list[tuple[str, Entry]] = field(default_factory=list)
+    lines: list[bytes] = field(default_factory=list)  # archive lines kept byte for byte (a restore)
 
 
-Plan = Callable[[Notebook, Index, "_Recorder"], _Change]
+Plan = Callable[[Notebook, Index, "Recorder"], Change]
 
 
 @dataclass(frozen=True, slots=True)
-class _Recorder:
+class Recorder:
     role: str
     writer: Writer
     at: str
@@ -168,186 +169,8 @@ class _Recorder:
         )
 
 
-def update(
-    layout: Layout,
-    role: str,
-    entries: Sequence[Entry],
-    limits: Limits,
-    writer: Writer,
-    same: Callable[[str, str], bool] | None = None,
-    fields: Mapping[str, Mapping[str, Any]] | None = None,
-) -> WriteResult:
-    """Add entries to a role's notebook (newest first), then apply its limits.
-
-    An entry already active, or already journalled and since gone, is not written twice;
-    one journalled but missing from the notebook (a write cut short) is put back.
-    With `same` (the judgement of two mistakes), a new mistake that matches earlier
-    occurrences, active or archived, is a recurrence: it goes on top with `(xN)`, N
-    counting every occurrence, in their group; the older active lines leave as `recurred`.
-    `fields` (by entry id) are kept on an entry's `added` record: an import's `source`.
-    """
-
-    def plan(nb: Notebook, index: Index, record: _Recorder) -> _Change:
-        change = _Change(nb)
-        first: dict[str, Entry] = {}
-        for e in entries:
-            if first.setdefault(e.id(role), e) is not e:
-                change.duplicates.append(e)  # the same entry twice in one batch
-        fresh = list(first.values())
-        active = {e.id(role) for e in nb.entries()}
-        states = index.states(first)
-        for e in fresh:
-            state = states.get(e.id(role))
-            if e.id(role) in active or (state is not None and state.op != "added"):
-                change.duplicates.append(e)
-                continue
-            if state is None and same is not None and e.section == "mistakes":
-                e = _recurrence(nb, index, record, change, e, same, (fields or {}).get(e.id(role), {}))
-            elif state is None:
-                change.records.append(record("added", e, **(fields or {}).get(e.id(role), {})))
-            change.added.append(e)
-        change.notebook = add_entries(change.notebook, change.added)
-        return change
-
-    return _transact(layout, role, limits, writer, plan)
-
-
-def _recurrence(
-    nb: Notebook,
-    index: Index,
-    record: _Recorder,
-    change: _Change,
-    new: Entry,
-    same: Callable[[str, str], bool],
-    extra: Mapping[str, Any],
-) -> Entry:
-    """Journal a new mistake, as a recurrence of the earlier ones it matches if any."""
-    from .search import candidates
-
-    role = record.role
-    earlier = {cid: (date, text, count) for cid, date, text, count in candidates(index, role, "mistakes", new.text)}
-    for e in change.notebook.entries("mistakes"):
-        earlier.setdefault(e.id(role), (e.date, e.text, e.count))
-    matches = {i: v for i, v in earlier.items() if i != new.id(role) and same(new.text, v[1])}
-    if not matches:
-        change.records.append(record("added", new, **extra, group=new.id(role)))
-        return new
-    groups = index.groups_of(role, matches)
-    first = min(matches, key=lambda i: (matches[i][0], i))
-    group = groups.get(first) or next(iter(groups.values()), first)
-    recurred = replace(new, count=max(v[2] for v in matches.values()) + 1, raw="")
-    change.records.append(record("added", recurred, **extra, group=group, recurs=sorted(matches)))
-    leaving = [(si, pi, e) for si, pi, e in entry_positions(change.notebook) if e.id(role) in matches]
-    for _, _, e in leaving:
-        change.records.append(record("recurred", e, group=group))
-        change.left.append(("recurred", e))
-    change.notebook = remove_parts(change.notebook, {(si, pi) for si, pi, _ in leaving})
-    return recurred
-
-
-def tidy(layout: Layout, role: str, limits: Limits, writer: Writer) -> WriteResult:
-    """Apply limits to a notebook as it stands (after a hand edit, say)."""
-    return _transact(layout, role, limits, writer, lambda nb, index, record: _Change(nb))
-
-
-def tidy_check(layout: Layout, role: str, limits: Limits) -> WriteResult:
-    """What `tidy` would prune, writing nothing."""
-    path = layout.notebook_path(role)
-    text = readpath.load_text(layout, path)
-    nb = parse(text if text is not None else new_notebook_text(role))
-    effective = frontmatter_limits(nb, limits, str(path))
-    after, left = prune(nb, effective)
-    return WriteResult(
-        role,
-        path,
-        left=tuple(("pruned", e) for e in left),
-        lines=count_lines(render(after)),
-        cap=effective.lines,
-        changed=bool(left),
-    )
-
-
-def obsolete(layout: Layout, role: str, selector: str, limits: Limits, writer: Writer) -> WriteResult:
-    """Retire one active entry, by `#id` (a prefix will do) or by words of its text.
-
-    Raises:
-        NoMatch: no active entry matches.
-        InputError: several do; the message lists their ids.
-    """
-
-    def plan(nb: Notebook, index: Index, record: _Recorder) -> _Change:
-        entry = find_active(nb, role, selector)[2]
-        copies = {(si, pi) for si, pi, e in entry_positions(nb) if e.id(role) == entry.id(role)}
-        change = _Change(remove_parts(nb, copies))
-        change.records.append(record("obsolete", entry))
-        change.left.append(("obsolete", entry))
-        return change
-
-    return _transact(layout, role, limits, writer, plan)
-
-
-def promote_entries(
-    layout: Layout,
-    role: str,
-    members: set[str],
-    rule_id: str,
-    rule_text: str,
-    incidents: tuple[str, ...],
-    limits: Limits,
-    writer: Writer,
-) -> WriteResult:
-    """Move a promoted group's active entries out of the notebook, archived as `promoted`
-    with the rule's id, and journal the rule itself (once)."""
-
-    def plan(nb: Notebook, index: Index, record: _Recorder) -> _Change:
-        leaving = [(si, pi, e) for si, pi, e in entry_positions(nb) if e.id(role) in members]
-        change = _Change(remove_parts(nb, {(si, pi) for si, pi, _ in leaving}))
-        for _, _, e in leaving:
-            change.records.append(record("promoted", e, rule=rule_id))
-            change.left.append(("promoted", e))
-        known = index.states([rule_id]).get(rule_id)
-        if known is None or known.op != "promoted":
-            today = dt.date.today().isoformat()
-            change.records.append(
-                record.record(
-                    "promoted",
-                    rule_id,
-                    "rules",
-                    today,
-                    rule_text,
-                    rule=rule_id,
-                    incidents=list(incidents),
-                    entries=sorted(members),
-                )
-            )
-        return change
-
-    return _transact(layout, role, limits, writer, plan)
-
-
-def find_active(nb: Notebook, role: str, selector: str) -> tuple[int, int, Entry]:
-    """The one active entry a `#id` prefix or some words of its text select."""
-    selector = selector.strip()
-    if selector.startswith("#"):
-        prefix = selector[1:].lower()
-        if len(prefix) < 4:
-            raise InputError(f"{selector!r}: give at least 4 characters of the id")
-        hits = [x for x in entry_positions(nb) if x[2].id(role).startswith(prefix)]
-    else:
-        words = normalize(selector)
-        if not words:
-            raise InputError("say which entry: #ID or some words of its text")
-        hits = [x for x in entry_positions(nb) if words in normalize(x[2].text)]
-    if not hits:
-        raise NoMatch(f"{role}: no active entry matches {selector!r}")
-    if len({e.id(role) for _, _, e in hits}) > 1:
-        listed = "; ".join(f"#{e.id(role)} {e.text[:40]!r}" for _, _, e in hits[:5])
-        raise InputError(f"{selector!r} matches {len(hits)} entries, name one by id: {listed}")
-    return hits[0]
-
-
 @contextlib.contextmanager
-def _storage_errors(folder: Path) -> Iterator[None]:
+def storage_errors(folder: Path) -> Iterator[None]:
     """Whatever the file system refuses inside a write becomes one clear StorageError."""
     try:
         yield
@@ -360,9 +183,9 @@ def _storage_errors(folder: Path) -> Iterator[None]:
 _NOTHING_LOST = "nothing is lost: the next write finishes or retries this one"
 
 
-def _transact(layout: Layout, role: str, base: Limits, writer: Writer, plan: Plan) -> WriteResult:
+def transact(layout: Layout, role: str, base: Limits, writer: Writer, plan: Plan) -> WriteResult:
     check_scope(role, writer)
-    with _storage_errors(layout.derived):
+    with storage_errors(layout.derived):
         return rebuilt_on_failure(layout, lambda: _locked_transact(layout, role, base, writer, plan))
 
 
@@ -379,7 +202,7 @@ def _locked_transact(layout: Layout, role: str, base: Limits, writer: Writer, pl
         if nb.too_deep is not None:
             raise InputError(TOO_DEEP, path, nb.too_deep)
         limits = frontmatter_limits(nb, base, str(path))
-        record = _Recorder(role, writer, writer.stamp())
+        record = Recorder(role, writer, writer.stamp())
         with Index(layout) as index:
             warnings = [f"{bad}; skipped, and left in the archive as it is" for bad in index.sync(role)]
             nb = _finish_pending(nb, role, pending, index)
@@ -391,7 +214,9 @@ def _locked_transact(layout: Layout, role: str, base: Limits, writer: Writer, pl
             change.left += [("pruned", e) for e in pruned]
             records += _still_active(after, role, records, record)
             new_text = render(after)
-            changed = new_text != text
+            # no notebook, and none wanted (a restore of archive lines only): none made
+            untouched = text is None and change.notebook is nb and not pruned
+            changed = new_text != text and not untouched
             if changed and (line := hidden_entry_line(after, new_text)) is not None:
                 raise InputError(
                     "an unclosed code fence or HTML block above this line would hide the entries "
@@ -399,15 +224,16 @@ def _locked_transact(layout: Layout, role: str, base: Limits, writer: Writer, pl
                     path,
                     line,
                 )
-            if changed or records:
+            if changed or records or change.lines:
                 _write_pending(pending, change, role)
+                append_lines(layout.archive_path(role), change.lines)
                 append_records(layout.archive_path(role), records)
                 if changed:
                     atomic_write(layout.check_inside(path), new_text.encode("utf-8"))
             # The change is durable from here on. What follows is derived: if the derived
             # folder goes from under us (git clean -fdX), the next reader rebuilds it.
             with contextlib.suppress(sqlite3.Error, OSError):
-                if changed or records:
+                if changed or records or change.lines:
                     index.sync(role)
                 st = path.stat()
                 index.set_active(role, after.entries(), (st.st_size, st.st_mtime_ns))
@@ -429,7 +255,7 @@ def _locked_transact(layout: Layout, role: str, base: Limits, writer: Writer, pl
 
 
 def append(
-    layout: Layout, role: str, writer: Writer, build: Callable[[Index, _Recorder], list[ArchiveRecord]]
+    layout: Layout, role: str, writer: Writer, build: Callable[[Index, Recorder], list[ArchiveRecord]]
 ) -> list[ArchiveRecord]:
     """The write path for records that do not touch the notebook (stored items, events).
 
@@ -441,14 +267,14 @@ def append(
     def locked() -> list[ArchiveRecord]:
         with role_lock(layout.lock_path(role)), Index(layout) as index:
             index.sync(role)
-            records = build(index, _Recorder(role, writer, writer.stamp()))
+            records = build(index, Recorder(role, writer, writer.stamp()))
             if records:
                 append_records(layout.archive_path(role), records)
                 with contextlib.suppress(sqlite3.Error, OSError):  # derived: caught up by the next reader
                     index.sync(role)
         return records
 
-    with _storage_errors(layout.derived):
+    with storage_errors(layout.derived):
         return rebuilt_on_failure(layout, locked)
 
 
@@ -459,7 +285,7 @@ def check_scope(role: str, writer: Writer) -> None:
         raise ScopeError(f"writer is scoped to role {writer.by!r} and may not write to {role!r}")
 
 
-def _journal_hand_entries(nb: Notebook, role: str, index: Index, record: _Recorder) -> list[ArchiveRecord]:
+def _journal_hand_entries(nb: Notebook, role: str, index: Index, record: Recorder) -> list[ArchiveRecord]:
     # Entries typed into the notebook by hand (or put back by hand after they left)
     # are journalled the first time rolebook meets them, before they can be pruned.
     active = {e.id(role): e for e in nb.entries()}
@@ -471,14 +297,14 @@ def _journal_hand_entries(nb: Notebook, role: str, index: Index, record: _Record
     ]
 
 
-def _still_active(nb: Notebook, role: str, records: list[ArchiveRecord], record: _Recorder) -> list[ArchiveRecord]:
+def _still_active(nb: Notebook, role: str, records: list[ArchiveRecord], record: Recorder) -> list[ArchiveRecord]:
     # The journal's last word on every entry still in the notebook must be `added`; a
     # copy of an entry typed twice can leave while the other copy stays.
     last = {r.id: r.op for r in records}
     return [record("added", e, origin="notebook") for e in nb.entries() if last.get(e.id(role)) in LEAVING_OPS]
 
 
-def _write_pending(pending: Path, change: _Change, role: str) -> None:
+def _write_pending(pending: Path, change: Change, role: str) -> None:
     data = {
         "add": [{"section": e.section, "date": e.date, "text": e.text, "count": e.count} for e in change.added],
         "remove": [e.id(role) for _, e in change.left],
@@ -518,13 +344,14 @@ def _finish_pending(nb: Notebook, role: str, pending: Path, index: Index) -> Not
 
 
 __all__ = [
+    "TOO_DEEP",
+    "Change",
+    "Plan",
+    "Recorder",
     "WriteResult",
     "Writer",
     "append",
-    "find_active",
-    "obsolete",
-    "promote_entries",
-    "tidy",
-    "tidy_check",
-    "update",
+    "check_scope",
+    "storage_errors",
+    "transact",
 ]

@@ -18,7 +18,7 @@ from .archive import ArchiveRecord
 from .errors import InputError
 from .index import Index
 from .intake import check_date, check_text
-from .journal import Writer, _Recorder, append
+from .journal import Recorder, Writer, append
 from .layout import Layout, check_role
 from .model import SECTIONS, entry_id, is_role
 
@@ -120,7 +120,7 @@ def store(
     rid = entry_id(role, f"store/{category}", "", body)
     found: dict[str, str] = {}
 
-    def build(index: Index, record: _Recorder) -> list[ArchiveRecord]:
+    def build(index: Index, record: Recorder) -> list[ArchiveRecord]:
         state = index.states([rid]).get(rid)
         if state is not None and state.op == "stored":
             found.update(id=state.id, date=state.date, text=state.text, category=state.section)
@@ -207,7 +207,7 @@ def log_event(
     rid = entry_id(role, f"logged/{extra['ctx_hash']}", "", body)
     tagged = check_tags(tags or [])
 
-    def build(index: Index, record: _Recorder) -> list[ArchiveRecord]:
+    def build(index: Index, record: Recorder) -> list[ArchiveRecord]:
         return [record.record("logged", rid, event_type, day, body, tagged, **extra)]
 
     return append(layout, role, writer, build)[0]
@@ -233,7 +233,7 @@ def keep(layout: Layout, role: str, items: Sequence[Keep], writer: Writer) -> tu
     """
     already = 0
 
-    def build(index: Index, record: _Recorder) -> list[ArchiveRecord]:
+    def build(index: Index, record: Recorder) -> list[ArchiveRecord]:
         nonlocal already
         states = index.states({i.id for i in items})
         fresh: dict[str, Keep] = {}

@@ -22,9 +22,11 @@ from rolebook.notebook.archive import ArchiveRecord
 from rolebook.notebook.errors import InputError, NoMatch
 from rolebook.notebook.fsutil import atomic_write, role_lock
 from rolebook.notebook.index import Index, Mistake
-from rolebook.notebook.journal import Writer, WriteResult, append, check_scope, promote_entries
+from rolebook.notebook.journal import Change, Recorder, Writer, WriteResult, append, check_scope, transact
 from rolebook.notebook.layout import Layout, check_role
 from rolebook.notebook.limits import Limits
+from rolebook.notebook.markdown import entry_positions, remove_parts
+from rolebook.notebook.model import Notebook
 from rolebook.notebook.read import extra_state, store_extra_alerts
 from rolebook.notebook.search import refresh
 
@@ -140,6 +142,45 @@ def _candidate(role: str, group: list[Mistake]) -> Candidate:
 def _covered(group: list[Mistake], rules: list[Rule], same: Judge) -> bool:
     ids = {r.id for r in rules}
     return any(m.rule in ids for m in group) or any(same(rule.text, m.text) for rule in rules for m in group)
+
+
+def promote_entries(
+    layout: Layout,
+    role: str,
+    members: set[str],
+    rule_id: str,
+    rule_text: str,
+    incidents: tuple[str, ...],
+    limits: Limits,
+    writer: Writer,
+) -> WriteResult:
+    """Move a promoted group's active entries out of the notebook, archived as `promoted`
+    with the rule's id, and journal the rule itself (once)."""
+
+    def plan(nb: Notebook, index: Index, record: Recorder) -> Change:
+        leaving = [(si, pi, e) for si, pi, e in entry_positions(nb) if e.id(role) in members]
+        change = Change(remove_parts(nb, {(si, pi) for si, pi, _ in leaving}))
+        for _, _, e in leaving:
+            change.records.append(record("promoted", e, rule=rule_id))
+            change.left.append(("promoted", e))
+        known = index.states([rule_id]).get(rule_id)
+        if known is None or known.op != "promoted":
+            today = dt.date.today().isoformat()
+            change.records.append(
+                record.record(
+                    "promoted",
+                    rule_id,
+                    "rules",
+                    today,
+                    rule_text,
+                    rule=rule_id,
+                    incidents=list(incidents),
+                    entries=sorted(members),
+                )
+            )
+        return change
+
+    return transact(layout, role, limits, writer, plan)
 
 
 def find_candidate(found: list[Candidate], key: str) -> Candidate:

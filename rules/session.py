@@ -185,17 +185,18 @@ class Session:
         Raises:
             InputError: no entries.
         """
+        from rolebook.notebook.changes import update
         from rolebook.notebook.errors import InputError
         from rolebook.notebook.index import Index
         from rolebook.notebook.intake import redactions
-        from rolebook.notebook.journal import update
 
         from .promotion import refresh_alerts, violations
+        from .recurrence import recurrence
 
         check_role(role)
         if not entries:
             raise InputError("nothing to add: no mistake, learning, feedback or session log entry was given")
-        result = update(self.layout, role, entries, self.limits, self.who, self.recurrence, fields)
+        result = update(self.layout, role, entries, self.limits, self.who, recurrence(self.recurrence), fields)
         new = [(e.id(role), e.text) for e in result.added if e.section == "mistakes"]
         broken = violations(self.layout, self.rules_path, role, new, self.recurrence)
         touched: set[str] = set()
@@ -220,7 +221,7 @@ class Session:
     def tidy(self, role: str | None = None, check: bool = False) -> list[WriteResult]:
         """Apply the limits to notebooks edited by hand (every role's by default); with
         `check`, say what would be pruned and write nothing."""
-        from rolebook.notebook.journal import tidy, tidy_check
+        from rolebook.notebook.changes import tidy, tidy_check
 
         from .promotion import refresh_alerts
 
@@ -236,7 +237,7 @@ class Session:
 
     def obsolete(self, role: str, selector: str) -> WriteResult:
         """Retire one active entry (by `#id` prefix or words of its text), archived as obsolete."""
-        from rolebook.notebook.journal import obsolete
+        from rolebook.notebook.changes import obsolete
 
         from .promotion import refresh_alerts
 

@@ -138,8 +138,9 @@ def run(root: Path, workers: dict[str, int], seconds: float, kill_after: float |
 def check(root: Path, lines: list[str]) -> dict[str, Any]:
     """Verify the invariants after a run; returns counts for the report."""
     from rolebook.notebook.archive import ArchiveRecord, read_records
+    from rolebook.notebook.changes import tidy
     from rolebook.notebook.index import Index
-    from rolebook.notebook.journal import Writer, tidy
+    from rolebook.notebook.journal import Writer
     from rolebook.notebook.layout import Layout
     from rolebook.notebook.limits import Limits, prune
     from rolebook.notebook.markdown import parse

@@ -16,9 +16,10 @@ import pytest
 from rolebook.agents.cli import app
 from rolebook.notebook import archive as archive_module
 from rolebook.notebook.archive import ArchiveRecord, read_records
+from rolebook.notebook.changes import update
 from rolebook.notebook.errors import StorageError
 from rolebook.notebook.intake import new_entry
-from rolebook.notebook.journal import Writer, update
+from rolebook.notebook.journal import Writer
 from rolebook.notebook.layout import Layout
 from rolebook.notebook.limits import Limits
 from rolebook.notebook.markdown import parse

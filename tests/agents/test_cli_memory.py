@@ -169,18 +169,18 @@ def test_doctor_finds_the_lock_a_killed_writer_left_and_repair_removes_it(tmp_pa
 def test_doctor_repair_finishes_a_write_a_crash_cut_short_keeping_the_original(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from rolebook.notebook import journal
+    from rolebook.notebook import changes, journal
     from rolebook.notebook.errors import StorageError
     from rolebook.notebook.intake import new_entry
     from rolebook.notebook.layout import Layout
     from rolebook.notebook.limits import Limits
 
     layout = Layout.default(tmp_path)
-    journal.update(layout, "coder", [new_entry("learnings", "first", "2026-01-01")], Limits(), journal.Writer())
+    changes.update(layout, "coder", [new_entry("learnings", "first", "2026-01-01")], Limits(), journal.Writer())
     original = layout.notebook_path("coder").read_bytes()
     monkeypatch.setattr(journal, "atomic_write", lambda path, data: (_ for _ in ()).throw(OSError("killed")))
     with pytest.raises(StorageError):
-        journal.update(layout, "coder", [new_entry("learnings", "second", "2026-01-02")], Limits(), journal.Writer())
+        changes.update(layout, "coder", [new_entry("learnings", "second", "2026-01-02")], Limits(), journal.Writer())
     monkeypatch.undo()
     code, out, _ = rb(tmp_path, "doctor")
     assert code == 1 and "interrupted write: coder" in out

@@ -231,3 +231,45 @@ def test_two_branches_that_added_entries_merge_in_git_with_no_conflict_and_nothi
         if '"added"' in line
     ]
     assert sorted(added) == sorted(texts)
+
+
+def test_a_git_merge_past_the_caps_leaves_every_entry_in_the_notebook_or_journalled(tmp_path: Path) -> None:
+    git(tmp_path, "init", "-q", "-b", "main")
+    rb(tmp_path, "init", "coder")
+    (tmp_path / "rolebook.yaml").write_text("limits: {learnings: 5}\n")
+    git(tmp_path, "add", "-A")
+    git(tmp_path, "commit", "-qm", "base")
+    git(tmp_path, "checkout", "-qb", "feature")
+    for n in range(4):
+        rb(tmp_path, "update", "coder", "-l", f"feature learning {n}", "--date", f"2026-02-0{n + 1}")
+    git(tmp_path, "commit", "-qam", "feature")
+    git(tmp_path, "checkout", "-q", "main")
+    for n in range(4):
+        rb(tmp_path, "update", "coder", "-l", f"main learning {n}", "--date", f"2026-03-0{n + 1}")
+    git(tmp_path, "commit", "-qam", "main")
+    merged = git(tmp_path, "merge", "-q", "feature", "-m", "merge")
+    assert merged.returncode == 0, merged.stderr + merged.stdout
+    assert rb(tmp_path, "doctor")[1].count("left the notebook") == 0
+    notebook = tmp_path / "agents/state/memory/coder.md"
+    assert len(parse(notebook.read_text()).entries("learnings")) == 8  # over the cap until the next write
+    assert "over its limits" in rb(tmp_path, "read", "coder")[1]
+    assert rb(tmp_path, "tidy", "coder")[0] == 0
+    records = [json.loads(line) for line in (tmp_path / "agents/state/archive/coder.jsonl").read_text().splitlines()]
+    last = {r["id"]: r["op"] for r in records}
+    kept = {e.id("coder") for e in parse(notebook.read_text()).entries()}
+    assert len(kept) == 5 and sum(op == "pruned" for op in last.values()) == 3
+    assert all(op == "pruned" or i in kept for i, op in last.items())
+    code, out, _ = rb(tmp_path, "doctor")
+    assert code == 0 and "healthy" in out
+
+
+def test_doctor_finds_entries_that_left_the_notebook_with_no_record(tmp_path: Path) -> None:
+    rb(tmp_path, "update", "coder", "-l", "kept", "-l", "dropped by a bad merge")
+    notebook = tmp_path / "agents/state/memory/coder.md"
+    notebook.write_text(
+        notebook.read_text()
+        .replace("- [", "- [", 1)
+        .replace(next(line + "\n" for line in notebook.read_text().splitlines() if "dropped by" in line), "")
+    )
+    code, out, _ = rb(tmp_path, "doctor")
+    assert code == 1 and "left the notebook with no record of leaving: coder: 1 entry (#" in out

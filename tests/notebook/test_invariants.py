@@ -9,9 +9,10 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from rolebook.notebook.archive import ArchiveRecord, read_records
+from rolebook.notebook.changes import obsolete, tidy, update
 from rolebook.notebook.errors import InputError, NoMatch
 from rolebook.notebook.intake import new_entry
-from rolebook.notebook.journal import Writer, obsolete, tidy, update
+from rolebook.notebook.journal import Writer
 from rolebook.notebook.layout import Layout
 from rolebook.notebook.limits import Limits, prune
 from rolebook.notebook.markdown import parse

@@ -8,9 +8,10 @@ from pathlib import Path
 import pytest
 from rolebook.notebook import journal
 from rolebook.notebook.archive import ArchiveRecord, read_records
+from rolebook.notebook.changes import obsolete, tidy, update
 from rolebook.notebook.errors import InputError, NoMatch, ScopeError, StorageError
 from rolebook.notebook.intake import new_entry
-from rolebook.notebook.journal import Writer, obsolete, tidy, update
+from rolebook.notebook.journal import Writer
 from rolebook.notebook.layout import Layout
 from rolebook.notebook.limits import Limits
 from rolebook.notebook.markdown import parse

@@ -11,7 +11,8 @@ import time
 from pathlib import Path
 
 from rolebook.notebook.archive import ArchiveRecord, read_records
-from rolebook.notebook.journal import Writer, tidy
+from rolebook.notebook.changes import tidy
+from rolebook.notebook.journal import Writer
 from rolebook.notebook.layout import Layout
 from rolebook.notebook.limits import Limits, prune
 from rolebook.notebook.markdown import parse
@@ -20,7 +21,8 @@ WORKER = """
 import sys
 from pathlib import Path
 from rolebook.notebook.intake import new_entry
-from rolebook.notebook.journal import Writer, update
+from rolebook.notebook.changes import update
+from rolebook.notebook.journal import Writer
 from rolebook.notebook.layout import Layout
 from rolebook.notebook.limits import Limits
 

@@ -12,8 +12,9 @@ import json
 from pathlib import Path
 
 import pytest
+from rolebook.notebook.changes import update
 from rolebook.notebook.intake import new_entry
-from rolebook.notebook.journal import Writer, update
+from rolebook.notebook.journal import Writer
 from rolebook.notebook.layout import Layout
 from rolebook.notebook.limits import Limits
 from rolebook.notebook.search import Query, search

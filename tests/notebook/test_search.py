@@ -9,9 +9,10 @@ from pathlib import Path
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from rolebook.notebook.changes import obsolete, update
 from rolebook.notebook.errors import InputError
 from rolebook.notebook.intake import new_entry
-from rolebook.notebook.journal import Writer, obsolete, update
+from rolebook.notebook.journal import Writer
 from rolebook.notebook.layout import Layout
 from rolebook.notebook.limits import Limits
 from rolebook.notebook.longterm import derive_ctx_hash, log_event, store

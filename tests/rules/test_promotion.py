@@ -7,16 +7,19 @@ from pathlib import Path
 
 from rolebook.agents.cli import app
 from rolebook.notebook.archive import ArchiveRecord, read_records
+from rolebook.notebook.changes import update
 from rolebook.notebook.intake import new_entry
-from rolebook.notebook.journal import Writer, update
+from rolebook.notebook.journal import Writer
 from rolebook.notebook.layout import Layout
 from rolebook.notebook.limits import Limits
 from rolebook.notebook.markdown import parse
 from rolebook.rules.promotion import candidates
-from rolebook.rules.similarity import keyword_same_mistake as same_mistake
+from rolebook.rules.recurrence import recurrence
+from rolebook.rules.similarity import keyword_same_mistake
 from typer.testing import CliRunner
 
 runner = CliRunner()
+same_mistake = recurrence(keyword_same_mistake)
 WORDINGS = [
     ("2026-02-05", "floating speech bubble broke the die-cut"),
     ("2026-03-01", "speech bubble floating off the sticker broke the die cut"),
