@@ -22,8 +22,9 @@ from typing import Any, TypeVar
 from . import progress
 from .archive import ArchiveRecord, MalformedLine, read_lines
 from .errors import StorageError
-from .index_sql import JOINS, SCHEMA, SCHEMA_VERSION, STATUS_SQL, TOKENIZER, UPSERT, Filters
+from .index_sql import SCHEMA, SCHEMA_VERSION, TOKENIZER, UPSERT
 from .layout import Layout
+from .lookups import Lookups
 from .model import Entry
 
 __all__ = ["SCHEMA_VERSION", "TOKENIZER", "EntryState", "Index", "Mistake"]
@@ -64,7 +65,7 @@ def _rule_of(data: str | None) -> str | None:
     return rule if isinstance(rule, str) else None
 
 
-class Index:
+class Index(Lookups):
     """The derived SQLite file of one root. Use as a context manager."""
 
     def __init__(self, layout: Layout):
@@ -312,119 +313,6 @@ class Index:
         for role in known - keep:
             for table in ("docs", "active", "outcomes", "malformed", "sources", "notebooks"):
                 self.db.execute(f"DELETE FROM {table} WHERE role=?", (role,))
-
-    # -- lookups: search, recurrence, the rules and doctor ask here (the index's SQL is all here)
-
-    def term_frequencies(self, words: list[str]) -> tuple[dict[int, int], int]:
-        """For each query word (by position), how many documents hold its stems (the most
-        of any), stemmed by the index's own tokenizer; and how many documents there are."""
-        db = self.db
-        db.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.rb_query USING fts5(x, tokenize='{TOKENIZER}')")
-        db.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.rb_query_terms USING fts5vocab(temp, rb_query, 'instance')")
-        db.execute("DELETE FROM temp.rb_query")
-        db.executemany("INSERT INTO temp.rb_query(rowid, x) VALUES (?, ?)", list(enumerate(words)))
-        stems: dict[int, list[str]] = {}
-        for term, row in db.execute("SELECT term, doc FROM temp.rb_query_terms"):
-            stems.setdefault(row, []).append(term)
-        terms = sorted({t for ts in stems.values() for t in ts})
-        marks = ",".join("?" * len(terms))
-        df = dict(db.execute(f"SELECT term, doc FROM docs_vocab WHERE term IN ({marks})", terms).fetchall())
-        total = db.execute("SELECT max(rowid) FROM docs").fetchone()[0] or 0
-        return {i: max((df.get(t, 0) for t in stems.get(i, [])), default=0) for i in range(len(words))}, total
-
-    def count_matches(self, expression: str, filters: Filters, cap: int) -> int:
-        """How many documents match (counting stops at `cap`)."""
-        where, args = filters
-        return int(
-            self.db.execute(
-                f"SELECT count(*) FROM (SELECT 1 {JOINS} WHERE d.rowid IN "
-                f"(SELECT rowid FROM docs_fts WHERE docs_fts MATCH ?) {where} LIMIT {int(cap)})",
-                (expression, *args),
-            ).fetchone()[0]
-        )
-
-    def ranked(self, expression: str, newest_first: bool, limit: int) -> dict[int, float]:
-        """rowid -> BM25 (lower is better) of the best `limit` matches, or the newest ones."""
-        order = "rowid DESC" if newest_first else "2"
-        return dict(
-            self.db.execute(
-                f"SELECT rowid, bm25(docs_fts, 1.0, 0.4) FROM docs_fts WHERE docs_fts MATCH ? ORDER BY {order} LIMIT ?",
-                (expression, limit),
-            ).fetchall()
-        )
-
-    def ranked_texts(self, expression: str, limit: int) -> list[tuple[str, str, float]]:
-        """(id, text, BM25) of the best `limit` matches."""
-        return self.db.execute(
-            "SELECT d.id, d.text, bm25(docs_fts, 1.0, 0.4) FROM docs_fts "
-            "JOIN docs d ON d.rowid = docs_fts.rowid WHERE docs_fts MATCH ? ORDER BY 3 LIMIT ?",
-            (expression, limit),
-        ).fetchall()
-
-    def hit_rows(self, column: str, keys: list[Any], filters: Filters) -> list[tuple[Any, ...]]:
-        """The documents with these rowids or ids (`column`) that pass the filters: (key, id,
-        role, section, status, op, date, text, count, tags, successes, trials, data)."""
-        assert column in ("rowid", "id")
-        where, args = filters
-        rows: list[tuple[Any, ...]] = []
-        for chunk in range(0, len(keys), 900):
-            part = keys[chunk : chunk + 900]
-            rows += self.db.execute(
-                f"SELECT d.{column}, d.id, d.role, d.section, {STATUS_SQL}, d.op, d.date, d.text, d.count, d.tags, "
-                f"o.successes, o.trials, d.data {JOINS} WHERE d.{column} IN ({','.join('?' * len(part))}) {where}",
-                (*part, *args),
-            ).fetchall()
-        return rows
-
-    def marks(self, after: int) -> tuple[int, int, int]:
-        """(documents, highest rowid, documents past rowid `after`): what embedding has to catch up on."""
-        count, top = self.db.execute("SELECT count(*), coalesce(max(rowid), 0) FROM docs").fetchone()
-        newer = self.db.execute("SELECT count(*) FROM docs WHERE rowid > ?", (after,)).fetchone()[0]
-        return int(count), int(top), int(newer)
-
-    def texts_after(self, rowid: int) -> list[tuple[str, str]]:
-        """(id, text) of the documents past `rowid`, in order."""
-        return self.db.execute("SELECT id, text FROM docs WHERE rowid > ? ORDER BY rowid", (rowid,)).fetchall()
-
-    def similar(self, role: str, section: str, expression: str, limit: int) -> list[tuple[str, str, str, int]]:
-        """(id, date, text, count) of a role's items in one section that match, best first."""
-        return self.db.execute(
-            "SELECT d.id, d.date, d.text, d.count FROM docs_fts JOIN docs d ON d.rowid = docs_fts.rowid "
-            "WHERE docs_fts MATCH ? AND d.role = ? AND d.section = ? ORDER BY bm25(docs_fts, 1.0, 0.4) LIMIT ?",
-            (expression, role, section, limit),
-        ).fetchall()
-
-    def newest(self, role: str, section: str, limit: int) -> list[tuple[str, str, str, int]]:
-        """(id, date, text, count) of a role's newest items in one section or category."""
-        return self.db.execute(
-            "SELECT id, date, text, count FROM docs WHERE role = ? AND section = ? "
-            "ORDER BY date DESC, rowid DESC LIMIT ?",
-            (role, section, limit),
-        ).fetchall()
-
-    def active_mistakes(self, role: str) -> list[tuple[str, str]]:
-        """(id, text) of the mistakes in the role's notebook."""
-        return self.db.execute(
-            "SELECT d.id, d.text FROM active a JOIN docs d ON d.id = a.id WHERE a.role = ? AND d.section = 'mistakes'",
-            (role,),
-        ).fetchall()
-
-    def promotion_record(self, rule_id: str) -> dict[str, Any] | None:
-        """The archive record of a rule's promotion, if it has one."""
-        row = self.db.execute("SELECT data FROM docs WHERE id = ? AND op = 'promoted'", (rule_id,)).fetchone()
-        data = json.loads(row[0]) if row is not None and row[0] else None
-        return data if isinstance(data, dict) else None
-
-    def added_ids(self, role: str) -> list[str]:
-        """Ids of notebook entries whose last word in the archive is `added`."""
-        return [
-            i
-            for (i,) in self.db.execute(
-                "SELECT id FROM docs WHERE role = ? AND journalled = 1 AND op = 'added' "
-                "AND section IN ('mistakes', 'learnings', 'feedback', 'session_log')",
-                (role,),
-            )
-        ]
 
     def archive_signature(self, role: str) -> tuple[int, int] | None:
         """(size, mtime) of the role's archive when the index last read it."""

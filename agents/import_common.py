@@ -1,0 +1,136 @@
+"""What every reader of another tool's memory makes: `Item`s and `Problem`s in a
+`Source`, and the checks they share (`rolebook import`; the readers are in
+import_logs.py and import_notes.py, listed in importers.py)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from rolebook.notebook.errors import InputError, RolebookError
+from rolebook.notebook.intake import check_date, check_text
+from rolebook.notebook.longterm import check_tags
+
+
+@dataclass(frozen=True, slots=True)
+class Item:
+    """One thing to bring in. `kind` is `entry` (a notebook entry), `stored` or `logged`;
+    `section` is the notebook section, the store category or the event type."""
+
+    where: str
+    kind: str
+    section: str
+    date: str
+    text: str
+    role: str | None = None
+    count: int = 1
+    tags: tuple[str, ...] = ()
+    key: str = ""
+    fields: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    where: str
+    reason: str
+
+    def __str__(self) -> str:
+        return f"{self.where}: {self.reason}"
+
+
+@dataclass(slots=True)
+class Source:
+    """What a reader found: items, problems, and what the user should know."""
+
+    items: list[Item] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    files: int = 0
+
+
+class BadRecord(Exception):
+    """A field that makes its line unusable."""
+
+
+def checked(fn: Callable[[], Any]) -> Any:
+    try:
+        return fn()
+    except RolebookError as exc:
+        raise BadRecord(str(exc).split(": ", 1)[-1] if isinstance(exc, InputError) else str(exc)) from None
+
+
+def text_field(value: Any, name: str) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise BadRecord(f"field {name!r} is missing or empty")
+    return str(checked(lambda: check_text(value)))
+
+
+def day_field(value: Any, name: str) -> str:
+    """The date of an ISO 8601 date or timestamp (RFC 3339, nanoseconds and all)."""
+    if not isinstance(value, str) or not re.match(r"\d{4}-\d{2}-\d{2}", value):
+        raise BadRecord(f"field {name!r} is not an ISO date or timestamp: {value!r}")
+    return str(checked(lambda: check_date(value[:10])))
+
+
+def tags_field(value: Any) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list) or not all(isinstance(t, str) for t in value):
+        raise BadRecord("field 'tags' is not a list of strings")
+    return tuple(checked(lambda: check_tags([re.sub(r"\s+", "-", t.strip()) for t in value])))
+
+
+def record_key(fmt: str, data: Any) -> str:
+    return fmt + ":" + json.dumps(data, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+
+
+def file_day(path: Path) -> str:
+    return dt.date.fromtimestamp(path.stat().st_mtime).isoformat()
+
+
+def jsonl_records(path: Path, source: Source) -> Iterator[tuple[str, dict[str, Any]]]:
+    """(path:line, object) for each non-blank line; other lines become problems."""
+    source.files += 1
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        source.problems.append(Problem(f"{path}:1", f"cannot read: {exc.strerror or exc}"))
+        return
+    for n, raw in enumerate(data.splitlines(), 1):
+        where = f"{path}:{n}"
+        if not raw.strip():
+            continue
+        try:
+            obj = json.loads(raw)
+        except (ValueError, UnicodeDecodeError) as exc:
+            source.problems.append(Problem(where, f"not JSON ({exc.__class__.__name__})"))
+            continue
+        if not isinstance(obj, dict):
+            source.problems.append(Problem(where, "not a JSON object"))
+            continue
+        yield where, obj
+
+
+def files_of(path: Path, pattern: str, source: Source) -> list[Path]:
+    if path.is_file():
+        return [path]
+    if not path.is_dir():
+        raise InputError(f"{path}: no such file or folder")
+    found = sorted(p for p in path.rglob(pattern) if p.is_file() and ".rolebook" not in p.parts)
+    if not found:
+        raise InputError(f"{path}: no {pattern} files in this folder")
+    return found
+
+
+def take(source: Source, where: str, build: Callable[[], list[Item]]) -> None:
+    try:
+        source.items.extend(build())
+    except BadRecord as exc:
+        source.problems.append(Problem(where, str(exc)))
