@@ -14,14 +14,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
-from rolebook.notebook.errors import InputError, RolebookError
-from rolebook.notebook.journal import Writer, WriteResult
-from rolebook.notebook.layout import check_role
+from rolebook.notebook import InputError, RolebookError, Writer, WriteResult, check_role
 
 from .config import Config, find_root, load_config, open_session
 
 if TYPE_CHECKING:
-    from rolebook.rules.session import Session
+    from rolebook.rules import Session
 
 app = typer.Typer(
     name="rolebook",

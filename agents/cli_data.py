@@ -8,8 +8,7 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rolebook.notebook.errors import InputError
-from rolebook.notebook.layout import check_role
+from rolebook.notebook import InputError, check_role
 
 from .cli_app import JsonOpt, _errors, _globals, _print_json, app
 
@@ -103,7 +102,7 @@ def export_cmd(
     Example:  rolebook export -o memory-backup.jsonl
     """
     from rolebook import __version__
-    from rolebook.notebook.exchange import export_lines
+    from rolebook.notebook import export_lines
 
     from .importing import export_markdown
 
@@ -118,7 +117,7 @@ def export_cmd(
         for line in lines:
             sys.stdout.write(line)
         return
-    from rolebook.notebook.fsutil import atomic_write
+    from rolebook.notebook import atomic_write
 
     atomic_write(output, "".join(lines).encode("utf-8"))
     sys.stderr.write(f"rolebook: exported {len(roles)} role(s) to {output}\n")
@@ -138,7 +137,7 @@ def stats_cmd(
     \b
     Example:  rolebook stats coder
     """
-    from rolebook.notebook.doctor import index_state
+    from rolebook.notebook import index_state
 
     from .stats import render, role_stats
 

@@ -7,12 +7,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rolebook.notebook.errors import InputError
+from rolebook.notebook import InputError
 
 from .cli_app import JsonOpt, _errors, _globals, _print_json, app
 
 if TYPE_CHECKING:
-    from rolebook.rules.session import Session
+    from rolebook.rules import Session
 
 RulesFileOpt = Annotated[
     Path | None, typer.Option("--rules-file", help="The rules file (default: rules_file in rolebook.yaml, CLAUDE.md).")

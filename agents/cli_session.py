@@ -7,7 +7,7 @@ import sys
 from typing import Annotated
 
 import typer
-from rolebook.notebook.errors import InputError
+from rolebook.notebook import InputError
 
 from .cli_app import JsonOpt, _errors, _globals, _print_json, _read_input, _say_redacted, _search_warnings, _warn, app
 from .config import find_root
@@ -65,7 +65,7 @@ def read_cmd(
     \b
     Example:  rolebook read coder --task "fix the npm install in CI"
     """
-    from .main import write_started
+    from .start import write_started
 
     g = _globals(ctx)
     started = g.memory().start(role, task, budget)
@@ -109,7 +109,7 @@ def update_cmd(
     \b
     Example:  rolebook update coder -m "ran migrations on prod; use the staging DB" --log "WQ-12: fixed login"
     """
-    from rolebook.notebook.intake import check_date, parse_snippet
+    from rolebook.notebook import check_date, parse_snippet
 
     g = _globals(ctx)
     memory = g.memory()

@@ -14,14 +14,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from rolebook.notebook.errors import ConfigError
-from rolebook.notebook.layout import Layout
-from rolebook.notebook.limits import Limits
-from rolebook.notebook.model import is_role
+from rolebook.notebook import ConfigError, Layout, Limits, is_role
 
 if TYPE_CHECKING:
-    from rolebook.notebook.journal import Writer
-    from rolebook.rules.session import Session
+    from rolebook.notebook import Writer
+    from rolebook.rules import Session
 
 CONFIG_NAME = "rolebook.yaml"
 _KNOWN = {"version", "paths", "rules_file", "limits", "search", "promote", "shared_roots"}
@@ -252,8 +249,7 @@ def open_session(config: Config, writer: Writer | None = None) -> Session:
     only when the mode asks for semantic or hybrid outright.
     """
     from rolebook.notebook import semantic
-    from rolebook.rules.session import Session
-    from rolebook.rules.similarity import Judge, keyword_same_mistake, meaning_judge
+    from rolebook.rules import Judge, Session, keyword_same_mistake, meaning_judge
 
     mode = search_mode(config)
     model = os.environ.get("ROLEBOOK_MODEL") or config.model

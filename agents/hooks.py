@@ -42,8 +42,8 @@ def _text(value: Any) -> str:
 
 def recall_text(root: Path | None, role: str | None, command: str, error: str) -> str:
     """Past lessons matching a failed command and its error, within RECALL_BUDGET tokens."""
-    from rolebook.notebook.search import render_hits
-    from rolebook.rules.session import Session
+    from rolebook.notebook import render_hits
+    from rolebook.rules import Session
 
     from .config import find_root, load_config
 
@@ -132,7 +132,7 @@ def run(name: str, args: dict[str, Any]) -> int:
         if name == "recall":
             out = recall(stdin, root, role, args.get("command"), args.get("error"))
         elif name == "session-start":
-            from .main import run_read
+            from .start import run_read
 
             session_start(stdin, root, role or "")
             run_read(root, role or "", False)

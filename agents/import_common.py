@@ -12,9 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from rolebook.notebook.errors import InputError, RolebookError
-from rolebook.notebook.intake import check_date, check_text
-from rolebook.notebook.longterm import check_tags
+from rolebook.notebook import InputError, RolebookError, check_date, check_tags, check_text
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,10 +7,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from rolebook.notebook.errors import InputError
-from rolebook.notebook.intake import MAX_ENTRY_CHARS
-from rolebook.notebook.longterm import EVENT_TYPES, derive_ctx_hash, parse_outcome
-from rolebook.notebook.model import is_role
+from rolebook.notebook import EVENT_TYPES, MAX_ENTRY_CHARS, InputError, derive_ctx_hash, is_role, parse_outcome
 
 from .import_common import (
     BadRecord,

@@ -9,10 +9,17 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
-from rolebook.notebook.errors import InputError
-from rolebook.notebook.intake import MAX_ENTRY_CHARS
-from rolebook.notebook.markdown import parse, split_lines
-from rolebook.notebook.model import SECTIONS, Entry, Foreign, count_lines, is_role
+from rolebook.notebook import (
+    MAX_ENTRY_CHARS,
+    SECTIONS,
+    Entry,
+    Foreign,
+    InputError,
+    count_lines,
+    is_role,
+    parse,
+    split_lines,
+)
 
 from .import_common import (
     BadRecord,

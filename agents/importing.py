@@ -10,14 +10,20 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from rolebook.notebook.archive import ArchiveRecord, read_records
-from rolebook.notebook.errors import InputError
-from rolebook.notebook.journal import check_scope
-from rolebook.notebook.layout import Layout
-from rolebook.notebook.longterm import Keep, keep, known
-from rolebook.notebook.model import Entry, entry_id
-from rolebook.notebook.read import load_text
-from rolebook.rules.session import Session
+from rolebook.notebook import (
+    ArchiveRecord,
+    Entry,
+    InputError,
+    Keep,
+    Layout,
+    check_scope,
+    entry_id,
+    keep,
+    known,
+    load_text,
+    read_records,
+)
+from rolebook.rules import Session
 
 from .importers import READERS, Item, Source
 
@@ -164,9 +170,7 @@ def _keep(role: str, item: Item) -> Keep:
 
 
 def _run_export(memory: Session, path: Path, role: str | None, dry_run: bool, skip_bad: bool) -> Report:
-    from rolebook.notebook.changes import restore
-    from rolebook.notebook.exchange import read_export
-    from rolebook.notebook.markdown import parse
+    from rolebook.notebook import parse, read_export, restore
 
     bundle = read_export(path)
     report = Report("rolebook", path, dry_run, problems=bundle.problems)

@@ -4,43 +4,15 @@
 alone costs about five bare interpreter start-ups. So a plain read (the global
 options, the role, `--json`) is answered here without typer; anything else, `--help`
 and every error in the arguments included, goes to the typer app in `cli.py`, which
-calls the same `run_read`.
+calls the same `run_read` (start.py).
 """
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-from rolebook.notebook.errors import RolebookError
-
-if TYPE_CHECKING:
-    from rolebook.rules.session import Started
-
-
-def run_read(root: Path | None, role: str, as_json: bool) -> int:
-    """Print a role's notebook as it is on disk, then its alerts. Returns the exit code."""
-    from rolebook.rules.session import Session
-
-    from .config import find_root, load_config
-
-    config = load_config(root.absolute() if root else find_root())
-    started = Session(config.layout, config.limits, config.rules_file).start(role)
-    if as_json:
-        sys.stdout.write(json.dumps(started.to_dict(), ensure_ascii=False, indent=2) + "\n")
-    else:
-        write_started(started)
-    return 0
-
-
-def write_started(started: Started) -> None:
-    """Write what a session starts with to stdout, the notebook's bytes as they are."""
-    out = sys.stdout
-    out.flush()
-    out.buffer.write(started.render())
-    out.buffer.flush()
+from rolebook.notebook import RolebookError
 
 
 def _globals(args: list[str], command: str) -> tuple[str | None, list[str]] | None:
@@ -105,6 +77,8 @@ def _fast_read(args: list[str]) -> int | None:
     role, *flags = rest
     if role.startswith("-") or any(f != "--json" for f in flags):
         return None
+    from .start import run_read
+
     try:
         return run_read(Path(root) if root else None, role, bool(flags))
     except RolebookError as exc:

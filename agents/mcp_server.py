@@ -23,11 +23,8 @@ from mcp.server.mcpserver.exceptions import ResourceError, ToolError
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field
 from rolebook import __version__
-from rolebook.notebook.errors import RolebookError
-from rolebook.notebook.intake import check_date, redactions
-from rolebook.notebook.journal import Writer
-from rolebook.notebook.layout import check_role
-from rolebook.rules.session import Session
+from rolebook.notebook import RolebookError, Writer, check_date, check_role, redactions
+from rolebook.rules import Session
 
 from .config import find_root, load_config, open_session
 from .scaffold import PROTOCOL
@@ -169,7 +166,7 @@ def build(root: Path | None = None, scope: str | None = None, session: str | Non
         ctx: Context[Any, Any] | None = None,
     ) -> CallToolResult:
         """Search everything the roles remember: one line a hit, `[date] role/section: text #id`."""
-        from rolebook.notebook.search import Query, render_hits
+        from rolebook.notebook import Query, render_hits
 
         q = Query(
             query,

@@ -19,8 +19,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from rolebook.notebook.markdown import add_entries, entry_positions, parse, remove_parts, render
-from rolebook.notebook.model import Entry, Notebook, is_role
+from rolebook.notebook import Entry, Notebook, add_entries, entry_positions, is_role, parse, remove_parts, render
 
 
 def _skeleton(nb: Notebook) -> Notebook:

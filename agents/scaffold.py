@@ -9,9 +9,7 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from rolebook.notebook.fsutil import atomic_write
-from rolebook.notebook.layout import check_role
-from rolebook.notebook.markdown import new_notebook_text
+from rolebook.notebook import atomic_write, check_role, new_notebook_text
 
 from .config import CONFIG_NAME, DEFAULT_CONFIG, Config, load_config
 

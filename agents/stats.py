@@ -12,16 +12,21 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from rolebook.notebook.archive import ArchiveRecord, read_records
-from rolebook.notebook.index import Index
-from rolebook.notebook.layout import Layout, check_role
-from rolebook.notebook.limits import Limits, frontmatter_limits
-from rolebook.notebook.markdown import parse
-from rolebook.notebook.model import SECTIONS, count_lines
-from rolebook.notebook.read import load_text
-from rolebook.notebook.search import refresh
-from rolebook.rules.promotion import groups, list_rules, violations
-from rolebook.rules.similarity import Judge, keyword_same_mistake
+from rolebook.notebook import (
+    SECTIONS,
+    ArchiveRecord,
+    Index,
+    Layout,
+    Limits,
+    check_role,
+    count_lines,
+    frontmatter_limits,
+    load_text,
+    parse,
+    read_records,
+    refresh,
+)
+from rolebook.rules import Judge, groups, keyword_same_mistake, list_rules, violations
 
 TOP = 5
 WEEKS = 12

@@ -202,7 +202,7 @@ def _repair(layout: Layout, report: Report) -> None:
     Index.remove(layout.index_path)
     shutil.rmtree(layout.cache, ignore_errors=True)
     with Index(layout) as index:
-        from .search import refresh
+        from .retrieval import refresh
 
         refresh(layout, index)
     report.repaired.append(f"rebuilt the index and caches in {layout.derived} from the archives and notebooks")

@@ -126,7 +126,7 @@ def store(
             found.update(id=state.id, date=state.date, text=state.text, category=state.section)
             return []
         if same is not None:
-            from .search import newest
+            from .retrieval import newest
 
             for oid, odate, otext, _ in newest(index, role, category):
                 if same(body, otext):

@@ -1,34 +1,43 @@
-"""rolebook.rules: similarity of mistakes, recurrence, promotion, the rules-file block.
+"""rolebook.rules: similarity of mistakes, recurrence, promotion, the rules-file block,
+and the session API the agents layer calls (`Session`).
 
-Imports `rolebook.notebook` only; the agents layer (CLI, MCP) calls it.
+Imports `rolebook.notebook` only. `__all__` is what the agents layer uses, and it
+imports it from here.
 """
 
 from __future__ import annotations
 
 import importlib
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-# Loaded on first use, so importing one module of the package (the read path does)
-# does not import them all.
+if TYPE_CHECKING:  # what type checkers see; at run time each name loads on first use
+    from .promotion import groups, list_rules, violations
+    from .session import Session, Started
+    from .similarity import Judge, keyword_same_mistake, meaning_judge
+
+# Loaded on first use, so that importing one name (the read path does) does not import
+# every module of the package.
 _WHERE = {
-    "Rule": "block",
-    "RulesFile": "block",
-    "Candidate": "promotion",
-    "apply": "promotion",
-    "candidates": "promotion",
-    "demote": "promotion",
+    "groups": "promotion",
     "list_rules": "promotion",
     "violations": "promotion",
-    "Recorded": "session",
     "Session": "session",
     "Started": "session",
     "Judge": "similarity",
     "keyword_same_mistake": "similarity",
     "meaning_judge": "similarity",
-    "similarity": "similarity",
 }
 
-__all__ = sorted(_WHERE)
+__all__ = [
+    "Judge",
+    "Session",
+    "Started",
+    "groups",
+    "keyword_same_mistake",
+    "list_rules",
+    "meaning_judge",
+    "violations",
+]
 
 
 def __getattr__(name: str) -> Any:

@@ -17,9 +17,7 @@ import re
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from rolebook.notebook.errors import InputError
-from rolebook.notebook.markdown import code_lines, split_lines
-from rolebook.notebook.model import normalize
+from rolebook.notebook import InputError, code_lines, normalize, split_lines
 
 START = "<!-- rolebook:rules:start -->"
 END = "<!-- rolebook:rules:end -->"

@@ -18,17 +18,31 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from rolebook.notebook.archive import ArchiveRecord
-from rolebook.notebook.errors import InputError, NoMatch
-from rolebook.notebook.fsutil import atomic_write, role_lock
-from rolebook.notebook.index import Index, Mistake
-from rolebook.notebook.journal import Change, Recorder, Writer, WriteResult, append, check_scope, transact
-from rolebook.notebook.layout import Layout, check_role
-from rolebook.notebook.limits import Limits
-from rolebook.notebook.markdown import entry_positions, remove_parts
-from rolebook.notebook.model import Notebook
-from rolebook.notebook.read import extra_state, store_extra_alerts
-from rolebook.notebook.search import refresh
+from rolebook.notebook import (
+    ArchiveRecord,
+    Change,
+    Index,
+    InputError,
+    Layout,
+    Limits,
+    Mistake,
+    NoMatch,
+    Notebook,
+    Recorder,
+    Writer,
+    WriteResult,
+    append,
+    atomic_write,
+    check_role,
+    check_scope,
+    entry_positions,
+    extra_state,
+    refresh,
+    remove_parts,
+    role_lock,
+    store_extra_alerts,
+    transact,
+)
 
 from . import similarity
 from .block import Rule, add_rule, load, remove_rule, render, rule_text

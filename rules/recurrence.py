@@ -11,11 +11,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
-from rolebook.notebook.changes import Recur
-from rolebook.notebook.index import Index
-from rolebook.notebook.journal import Change, Recorder
-from rolebook.notebook.markdown import entry_positions, remove_parts
-from rolebook.notebook.model import Entry
+from rolebook.notebook import Change, Entry, Index, Recorder, Recur, entry_positions, remove_parts
 
 from .similarity import Judge
 
@@ -33,7 +29,7 @@ def _recurrence(
     index: Index, record: Recorder, change: Change, new: Entry, same: Judge, extra: Mapping[str, Any]
 ) -> Entry:
     """Journal a new mistake, as a recurrence of the earlier ones it matches if any."""
-    from rolebook.notebook.search import candidates
+    from rolebook.notebook import candidates
 
     role = record.role
     earlier = {cid: (date, text, count) for cid, date, text, count in candidates(index, role, "mistakes", new.text)}

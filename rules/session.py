@@ -20,18 +20,21 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from rolebook.notebook.layout import Layout, check_role
-from rolebook.notebook.limits import Limits
+from rolebook.notebook import Layout, Limits, check_role
 
 from .similarity import Judge, keyword_same_mistake
 
 if TYPE_CHECKING:
-    from rolebook.notebook.archive import ArchiveRecord
-    from rolebook.notebook.journal import Writer, WriteResult
-    from rolebook.notebook.longterm import StoreResult
-    from rolebook.notebook.model import Entry
-    from rolebook.notebook.read import ReadResult
-    from rolebook.notebook.search import Query, SearchResult
+    from rolebook.notebook import (
+        ArchiveRecord,
+        Entry,
+        Query,
+        ReadResult,
+        SearchResult,
+        StoreResult,
+        Writer,
+        WriteResult,
+    )
 
     from .block import Rule
     from .promotion import Candidate, Promotion
@@ -54,7 +57,7 @@ class Started:
         """The task hits as one line each, within the budget (with a last line saying what was cut)."""
         if self.found is None:
             return []
-        from rolebook.notebook.search import render_hits
+        from rolebook.notebook import render_hits
 
         return render_hits(self.found, self.budget)
 
@@ -141,7 +144,7 @@ class Session:
 
     @property
     def who(self) -> Writer:
-        from rolebook.notebook.journal import Writer
+        from rolebook.notebook import Writer
 
         return self.writer if self.writer is not None else Writer()
 
@@ -157,13 +160,13 @@ class Session:
         A task of any length is a valid one: an over-long one is cut (the hits' warnings
         say so), never refused, so the notebook always comes back.
         """
-        from rolebook.notebook.read import read_notebook
+        from rolebook.notebook import read_notebook
 
         check_role(role)
         read = read_notebook(self.layout, role, self.limits)
         if task is None or not task.strip():
             return Started(read, None, None, budget)
-        from rolebook.notebook.search import Query
+        from rolebook.notebook import Query
 
         found = self.search(Query(task, skip_active_of=role, limit=TASK_HITS))
         return Started(read, task, found, budget)
@@ -185,10 +188,7 @@ class Session:
         Raises:
             InputError: no entries.
         """
-        from rolebook.notebook.changes import update
-        from rolebook.notebook.errors import InputError
-        from rolebook.notebook.index import Index
-        from rolebook.notebook.intake import redactions
+        from rolebook.notebook import Index, InputError, redactions, update
 
         from .promotion import refresh_alerts, violations
         from .recurrence import recurrence
@@ -214,14 +214,14 @@ class Session:
         Raises:
             EntryError: a bad text or date.
         """
-        from rolebook.notebook.intake import new_entry
+        from rolebook.notebook import new_entry
 
         return [new_entry(section, text, day) for section in SECTIONS for text in sections.get(section) or ()]
 
     def tidy(self, role: str | None = None, check: bool = False) -> list[WriteResult]:
         """Apply the limits to notebooks edited by hand (every role's by default); with
         `check`, say what would be pruned and write nothing."""
-        from rolebook.notebook.changes import tidy, tidy_check
+        from rolebook.notebook import tidy, tidy_check
 
         from .promotion import refresh_alerts
 
@@ -237,7 +237,7 @@ class Session:
 
     def obsolete(self, role: str, selector: str) -> WriteResult:
         """Retire one active entry (by `#id` prefix or words of its text), archived as obsolete."""
-        from rolebook.notebook.changes import obsolete
+        from rolebook.notebook import obsolete
 
         from .promotion import refresh_alerts
 
@@ -253,7 +253,7 @@ class Session:
         """The best hits for a query, in this session's mode unless the query names one."""
         from dataclasses import replace
 
-        from rolebook.notebook.search import search
+        from rolebook.notebook import search
 
         if query.mode is None:
             query = replace(query, mode=self.mode)
@@ -266,9 +266,7 @@ class Session:
         A failure's output is long and full of common words: its rarest few words say
         what it is. Keywords only: this runs on every failed command of an agent.
         """
-        from rolebook.notebook.index import Index
-        from rolebook.notebook.longterm import derive_ctx_hash
-        from rolebook.notebook.search import Query, SearchResult, search
+        from rolebook.notebook import Index, Query, SearchResult, derive_ctx_hash, search
 
         if not (command.strip() or error.strip()):
             return None
@@ -283,7 +281,7 @@ class Session:
 
     def store(self, role: str, category: str, text: str, tags: Sequence[str] = ()) -> StoreResult:
         """Keep an item in long-term memory, unless one that says the same is there."""
-        from rolebook.notebook.longterm import store
+        from rolebook.notebook import store
 
         return store(self.layout, check_role(role), category, text, list(tags), self.who, same=self.dedup)
 
@@ -299,7 +297,7 @@ class Session:
         ctx_hash: str | None = None,
     ) -> ArchiveRecord:
         """Log an experience event; outcomes of one context hash add up to a success rate."""
-        from rolebook.notebook.longterm import log_event
+        from rolebook.notebook import log_event
 
         return log_event(
             self.layout,

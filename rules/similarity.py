@@ -17,7 +17,7 @@ from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
 
-from rolebook.notebook.model import normalize
+from rolebook.notebook import normalize
 
 THRESHOLD = 0.65
 

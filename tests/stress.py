@@ -27,7 +27,7 @@ from rolebook.notebook.limits import Limits
 from rolebook.notebook.longterm import log_event, store
 from rolebook.notebook.markdown import parse
 from rolebook.notebook.model import entry_id
-from rolebook.notebook.search import Query, search
+from rolebook.notebook.retrieval import Query, search
 from rolebook.rules.session import Session
 from rolebook.rules.promotion import apply, candidates
 
@@ -144,7 +144,7 @@ def check(root: Path, lines: list[str]) -> dict[str, Any]:
     from rolebook.notebook.layout import Layout
     from rolebook.notebook.limits import Limits, prune
     from rolebook.notebook.markdown import parse
-    from rolebook.notebook.search import refresh
+    from rolebook.notebook.retrieval import refresh
     from rolebook.rules.block import load
 
     layout = Layout.default(root)

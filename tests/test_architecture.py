@@ -65,3 +65,64 @@ def test_only_rolebook_mcp_imports_the_mcp_sdk(tmp_path: Path) -> None:
         )
         out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
         assert out.splitlines()[-1] == "False", argv
+
+
+def _modules(layer: str) -> dict[str, Path]:
+    """Module name -> file, for every module of a layer."""
+    out = {}
+    for path in (PROJECT / layer).rglob("*.py"):
+        if "_rolebook" in path.parts:
+            continue
+        parts = path.relative_to(PROJECT / layer).with_suffix("").parts
+        parts = parts[:-1] if parts[-1] == "__init__" else parts
+        out[".".join(("rolebook", layer, *parts))] = path
+    return out
+
+
+def test_upper_layers_import_lower_ones_through_the_package_and_only_what_it_declares() -> None:
+    import importlib
+
+    for lower, uppers in (("notebook", ("rules", "agents")), ("rules", ("agents",))):
+        declared = set(importlib.import_module(f"rolebook.{lower}").__all__)
+        used: set[str] = set()
+        for upper in uppers:
+            for path in _modules(upper).values():
+                for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                    if isinstance(node, ast.ImportFrom) and (node.module or "").startswith(f"rolebook.{lower}"):
+                        assert node.module == f"rolebook.{lower}", f"{path.name} imports {node.module}"
+                        modules = set(_modules(lower))
+                        used |= {a.name for a in node.names if f"rolebook.{lower}.{a.name}" not in modules}
+        assert used == declared, f"rolebook.{lower}.__all__ is not what the layers above import"
+
+
+def test_no_module_imports_itself_back_through_others() -> None:
+    graph: dict[str, set[str]] = {}
+    modules = {**_modules("notebook"), **_modules("rules"), **_modules("agents")}
+    for name, path in modules.items():
+        package = name if path.name == "__init__.py" else name.rsplit(".", 1)[0]
+        edges = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    base = ".".join(
+                        package.split(".")[: len(package.split(".")) - node.level + 1] + ([base] if base else [])
+                    )
+                for a in node.names:
+                    target = f"{base}.{a.name}"
+                    edges.add(target if target in modules else base)
+        graph[name] = {e for e in edges if e in modules and e != name and not name.startswith(e + ".")}
+    seen: dict[str, int] = {}
+
+    def visit(node: str, stack: list[str]) -> None:
+        seen[node] = 1
+        for nxt in sorted(graph[node]):
+            if not nxt.endswith(("rolebook.notebook", "rolebook.rules", "rolebook.agents")):
+                assert seen.get(nxt) != 1, "import cycle: " + " -> ".join([*stack, node, nxt])
+                if nxt not in seen:
+                    visit(nxt, [*stack, node])
+        seen[node] = 2
+
+    for name in sorted(graph):
+        if name not in seen:
+            visit(name, [])

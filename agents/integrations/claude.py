@@ -51,6 +51,6 @@ def plan(root: Path, role: str | None) -> list[Planned]:
 
 
 def raise_role() -> None:
-    from rolebook.notebook.errors import InputError
+    from rolebook.notebook import InputError
 
     raise InputError("Claude Code's hooks read one role's notebook: give --role, e.g. --role coder")

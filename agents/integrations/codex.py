@@ -7,7 +7,7 @@ import json
 import tomllib
 from pathlib import Path
 
-from rolebook.notebook.errors import InputError
+from rolebook.notebook import InputError
 
 from .common import Planned, ensure_block, protocol_for, read
 

@@ -12,8 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from rolebook.notebook.errors import InputError
-from rolebook.notebook.fsutil import atomic_write
+from rolebook.notebook import InputError, atomic_write
 
 from ..scaffold import PROTOCOL
 

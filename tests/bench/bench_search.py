@@ -24,7 +24,7 @@ from pathlib import Path
 
 from rolebook.notebook.index import Index
 from rolebook.notebook.layout import Layout
-from rolebook.notebook.search import Query, refresh, render_hits, search
+from rolebook.notebook.retrieval import Query, refresh, render_hits, search
 
 TOOLS = [
     "npm",

@@ -17,7 +17,7 @@ from rolebook.notebook.intake import new_entry
 from rolebook.notebook.journal import Writer
 from rolebook.notebook.layout import Layout
 from rolebook.notebook.limits import Limits
-from rolebook.notebook.search import Query, search
+from rolebook.notebook.retrieval import Query, search
 
 DATA = Path(__file__).resolve().parent.parent / "fixtures" / "retrieval"
 TODAY = __import__("datetime").date(2026, 4, 1)

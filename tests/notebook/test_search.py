@@ -16,7 +16,7 @@ from rolebook.notebook.journal import Writer
 from rolebook.notebook.layout import Layout
 from rolebook.notebook.limits import Limits
 from rolebook.notebook.longterm import derive_ctx_hash, log_event, store
-from rolebook.notebook.search import Query, SearchResult, match_expression, render_hits, search
+from rolebook.notebook.retrieval import Query, SearchResult, match_expression, render_hits, search
 
 TODAY = dt.date(2026, 4, 1)
 

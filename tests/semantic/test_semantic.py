@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from rolebook.agents.cli import app
 from rolebook.notebook import semantic
-from rolebook.notebook.search import Query, search
+from rolebook.notebook.retrieval import Query, search
 from rolebook.rules import similarity
 from typer.testing import CliRunner
 
