@@ -76,14 +76,17 @@ def find_root(start: Path | None = None) -> Path:
 
     The search never leaves the enclosing git work tree: a repository is a project
     boundary, so a rolebook.yaml in a parent folder (your home, say) cannot capture it.
+    Nor does it go up into a folder named in ROLEBOOK_CEILING (os.pathsep-separated,
+    like GIT_CEILING_DIRECTORIES), for folders outside any repository.
     """
     env = os.environ.get("ROLEBOOK_ROOT")
     if start is None and env:
         return Path(env).absolute()
     here = (start or Path.cwd()).absolute()
+    ceilings = {Path(p).absolute() for p in os.environ.get("ROLEBOOK_CEILING", "").split(os.pathsep) if p}
     chain = [here]
     for folder in here.parents:
-        if (chain[-1] / ".git").exists():
+        if (chain[-1] / ".git").exists() or folder in ceilings:
             break
         chain.append(folder)
     for marker in (CONFIG_NAME, "agents/state", ".git"):

@@ -31,9 +31,13 @@ def limits() -> Limits:
 
 
 @pytest.fixture(autouse=True)
-def _no_ambient_rolebook_env(monkeypatch: pytest.MonkeyPatch) -> None:
+def _no_ambient_rolebook_env(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory) -> None:
     for name in ("ROLEBOOK_ROOT", "ROLEBOOK_ROLE", "ROLEBOOK_SESSION", "ROLEBOOK_MODEL"):
         monkeypatch.delenv(name, raising=False)
+    # no test's root is ever found above its own temp folder: a rolebook.yaml or an
+    # agents/state/ in /tmp (or wherever pytest puts its temp folders) changes nothing
+    monkeypatch.setenv("ROLEBOOK_CEILING", str(tmp_path_factory.getbasetemp()))
+    monkeypatch.setenv("HOME", str(tmp_path_factory.getbasetemp() / "home"))
     # the keyword paths are what these tests pin down; tests/semantic asks for meaning itself
     monkeypatch.setenv("ROLEBOOK_SEARCH_MODE", "keyword")
 

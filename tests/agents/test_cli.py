@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -206,10 +207,15 @@ def test_obsolete_reports_and_exits_1_on_no_match(tmp_path: Path) -> None:
 
 
 def test_every_command_has_help_with_an_example() -> None:
-    for command in ("init", "read", "update", "tidy", "obsolete"):
+    import typer.main
+
+    commands = typer.main.get_command(app).commands  # type: ignore[attr-defined]
+    shown = [name for name, command in commands.items() if not command.hidden]
+    assert len(shown) == 19
+    for command in shown:
         result = runner.invoke(app, [command, "--help"])
-        assert result.exit_code == 0
-        assert "Example:" in result.stdout, command
+        assert result.exit_code == 0, command
+        assert re.search(rf"Example( \(.+?\))?:\s+(\S+ )*?rolebook( \S+)*? {command}\b", result.stdout), command
 
 
 def test_a_legacy_file_over_the_cap_with_nothing_prunable_keeps_new_entries_and_says_so(tmp_path: Path) -> None:

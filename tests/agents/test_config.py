@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
@@ -137,3 +138,13 @@ def test_promote_and_shared_roots_settings_are_read(tmp_path: Path) -> None:
     assert config.min_dates == 4
     (team,) = config.shared_roots
     assert (team.name, team.path, team.share) == ("team", (tmp_path / "../knowledge").absolute(), ("mistakes",))
+
+
+def test_the_search_does_not_go_up_into_a_ceiling_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "rolebook.yaml").write_text("version: 1\n")
+    deep = tmp_path / "scratch" / "work"
+    deep.mkdir(parents=True)
+    monkeypatch.delenv("ROLEBOOK_CEILING")
+    assert find_root(deep) == tmp_path
+    monkeypatch.setenv("ROLEBOOK_CEILING", f"/nowhere{os.pathsep}{tmp_path}")
+    assert find_root(deep) == deep

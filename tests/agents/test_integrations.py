@@ -157,12 +157,24 @@ def test_claude_code_hook_payloads_get_the_right_answers(tmp_path: Path) -> None
     assert hook(tmp_path, ["hook", "stop", "--role", "coder"], json.dumps(stop)).stdout == ""
 
 
+BAD_INPUT = {"garbage": "is not JSON", "[1, 2]": "is not a JSON object"}
+
+
 @pytest.mark.parametrize("payload", ["garbage", "[1, 2]", '{"tool_input": 5}', "", '{"error": null}'])
 def test_hooks_exit_0_on_garbage_and_say_why_on_stderr_only(tmp_path: Path, payload: str) -> None:
+    rb(tmp_path, "init", "coder")
     for args in (["recall"], ["hook", "stop", "--role", "coder"], ["hook", "session-start", "--role", "../x"]):
         done = hook(tmp_path, args, payload)
         assert done.returncode == 0
-        assert done.stdout == "" or args[1:2] == ["session-start"]
+        assert done.stdout == ""
+        name = args[-3] if args[0] == "hook" else "recall"
+        if payload in BAD_INPUT:
+            assert done.stderr == f"rolebook {name}: the hook input on stdin {BAD_INPUT[payload]}\n"
+        elif name == "session-start":
+            assert done.stderr.startswith("rolebook session-start: invalid role name '../x'")
+            assert done.stderr.count("\n") == 1
+        else:
+            assert done.stderr == ""  # nothing to recall, nothing to remind of: nothing said
 
 
 def test_recall_prints_nothing_when_nothing_matches(tmp_path: Path) -> None:

@@ -70,7 +70,8 @@ def test_stats_prints_a_table_and_a_weekly_chart(tmp_path: Path) -> None:
     assert code == 0
     assert "coder" in out and "1 promoted, 1 violations since" in out
     assert "x4 on 4 days: npm install failed with EACCES" in out
-    assert "mistakes per week" in out or "no mistakes recorded in the last 12 weeks" in out
+    # the known history is months old: the chart of the last 12 weeks has nothing to draw
+    assert "no mistakes recorded in the last 12 weeks" in out and "█" not in out
 
 
 def test_stats_of_an_empty_root_says_so(tmp_path: Path) -> None:

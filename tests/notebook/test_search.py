@@ -7,7 +7,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from hypothesis import given
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from rolebook.notebook.changes import obsolete, update
 from rolebook.notebook.errors import InputError
@@ -75,6 +75,26 @@ def test_any_text_is_a_valid_query(text: str) -> None:
     expression = match_expression(text)
     if text.strip() and expression is not None:
         assert all(part.startswith('"') and part.endswith('"') for part in expression.split(" OR "))
+
+
+@settings(max_examples=150, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    st.one_of(
+        st.text(max_size=300),
+        st.lists(st.sampled_from(['"', "NEAR(", "*", "-", ":", "(", ")", "AND", "OR", "NOT", "^", "+", "EACCES"])).map(
+            " ".join
+        ),
+    )
+)
+def test_any_text_is_a_valid_query_of_the_real_search(root: Layout, text: str) -> None:
+    if not text.strip():
+        with pytest.raises(InputError, match="empty"):
+            search(root, Query(text))
+        return
+    found = search(root, Query(text, statuses=("all",)))
+    assert found.total >= len(found.hits)
+    if "EACCES" in text.split():  # a word among the syntax is still found
+        assert "npm install failed with EACCES; chown the checkout first" in texts(found)
 
 
 def test_fts_syntax_in_a_query_never_raises(root: Layout) -> None:
