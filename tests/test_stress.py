@@ -7,12 +7,15 @@ import random
 import sys
 from pathlib import Path
 
+import pytest
+
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import stress
 
 MIX = {"update": 2, "cli": 1, "mcp": 1, "store": 1, "log": 1, "promote": 1, "search": 1, "reader": 1}
 
 
+@pytest.mark.load
 def test_every_kind_of_writer_and_reader_at_once_loses_and_duplicates_nothing(tmp_path: Path) -> None:
     lines = stress.run(tmp_path, MIX, seconds=4)
     report = stress.check(tmp_path, lines)
@@ -21,6 +24,7 @@ def test_every_kind_of_writer_and_reader_at_once_loses_and_duplicates_nothing(tm
     assert not [line for line in lines if line.startswith("ERROR")]
 
 
+@pytest.mark.load
 def test_writers_of_every_kind_killed_at_random_lose_nothing(tmp_path: Path) -> None:
     rng = random.Random(int(os.environ.get("ROLEBOOK_CRASH_SEED", "11")))
     lines: list[str] = []
@@ -34,6 +38,7 @@ def test_writers_of_every_kind_killed_at_random_lose_nothing(tmp_path: Path) -> 
     stress.check(tmp_path, lines)
 
 
+@pytest.mark.load
 def test_deleting_the_derived_folder_while_writers_run_loses_nothing(tmp_path: Path) -> None:
     lines = stress.run(tmp_path, {"update": 4, "cli": 2, "store": 1, "log": 1, "search": 1, "clean": 1}, seconds=4)
     report = stress.check(tmp_path, lines)

@@ -115,6 +115,7 @@ def test_a_failed_archive_append_is_undone_so_no_half_record_stays(
     assert layout.notebook_path("coder").read_bytes() == notebook_before
 
 
+@pytest.mark.load
 def test_a_ten_megabyte_notebook_of_100k_lines_is_read_and_tidied_losing_nothing(tmp_path: Path) -> None:
     layout = Layout.default(tmp_path)
     layout.memory.mkdir(parents=True)
@@ -223,6 +224,7 @@ def test_store_and_log_redact_too(tmp_path: Path) -> None:
     assert "pa55word99" not in (tmp_path / "agents/state/archive/coder.jsonl").read_text()
 
 
+@pytest.mark.load
 def test_slow_work_says_so_on_stderr_first(tmp_path: Path) -> None:
     layout = Layout.default(tmp_path)
     layout.memory.mkdir(parents=True)

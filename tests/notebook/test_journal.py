@@ -175,6 +175,7 @@ def test_a_symlinked_notebook_pointing_outside_the_root_is_refused(tmp_path: Pat
     assert outside.read_text() == "## Mistakes\n"
 
 
+@pytest.mark.load
 def test_ten_thousand_entries_in_one_update_keep_every_one(layout: Layout, limits: Limits) -> None:
     entries = [
         new_entry("learnings", f"learning number {i}", f"20{10 + i // 365 % 80:02d}-01-01") for i in range(10_000)

@@ -10,6 +10,7 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
 from rolebook.notebook.archive import ArchiveRecord, read_records
 from rolebook.notebook.changes import tidy
 from rolebook.notebook.journal import Writer
@@ -71,6 +72,7 @@ def test_eight_processes_of_25_updates_lose_nothing_and_duplicate_nothing(tmp_pa
     assert all(last[i] == "added" for i in live)
 
 
+@pytest.mark.load
 def test_writers_killed_at_random_points_lose_nothing_and_the_next_run_reconciles(tmp_path: Path) -> None:
     layout = Layout.default(tmp_path)
     rounds = int(os.environ.get("ROLEBOOK_CRASH_ROUNDS", "25"))
