@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 import re
 import unicodedata
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 #: Managed sections, in the order a new notebook lists them.
 SECTIONS: tuple[str, ...] = ("mistakes", "learnings", "feedback", "session_log")
@@ -85,9 +85,6 @@ class Entry:
     @property
     def line_count(self) -> int:
         return count_lines(self.raw)
-
-    def with_count(self, count: int) -> Entry:
-        return replace(self, count=count, raw="")
 
 
 @dataclass(frozen=True, slots=True)

@@ -123,10 +123,10 @@ def check_query(text: str) -> tuple[str, str | None]:
     return cut, f"the query was cut to its first {len(cut)} of {len(text)} characters"
 
 
-def match_expression(text: str) -> str | None:
-    """An FTS5 expression for any text: its words, each quoted, joined by OR."""
-    words = query_words(text)
-    return " OR ".join(f'"{w}"' for w in words) if words else None
+def fts_expression(words: list[str]) -> str:
+    """An FTS5 expression matching any of these words, each quoted: whatever a word
+    holds, FTS5 reads it as text, never as its syntax."""
+    return " OR ".join('"' + w.replace('"', '""') + '"' for w in words)
 
 
 def query_words(text: str) -> list[str]:
@@ -226,7 +226,7 @@ def _search(layout: Layout, query: Query, today: dt.date | None, model: str | No
         words, common = _telling_words(index, query_words(query.text), query.rarest)
         if not words:
             return SearchResult((), 0, tuple(warnings))
-        expression = " OR ".join(f'"{w}"' for w in words)
+        expression = fts_expression(words)
         where = _filters(query)
         # counting stops at COUNT_CAP: past that the exact number says nothing more
         total = index.count_matches(expression, where, COUNT_CAP)
@@ -271,7 +271,7 @@ def _search_meaning(layout: Layout, query: Query, model: Any, mode: str, today: 
         if mode == "hybrid":
             words, common = _telling_words(index, query_words(query.text), query.rarest)
             if words and not common:
-                ranked = index.ranked_texts(" OR ".join(f'"{w}"' for w in words), max(query.limit * 10, 100))
+                ranked = index.ranked_texts(fts_expression(words), max(query.limit * 10, 100))
                 best = min((b for _, _, b in ranked), default=0.0)
                 for did, text, b in ranked:
                     keyword[did] = (b / best if best else 0.0) * _coverage(words, text) ** COVERAGE_POWER
@@ -327,7 +327,7 @@ def candidates(index: Index, role: str, section: str, text: str, limit: int = 20
     words, _ = _telling_words(index, query_words(text))
     if not words:
         return []
-    return index.similar(role, section, " OR ".join(f'"{w}"' for w in words), limit)
+    return index.similar(role, section, fts_expression(words), limit)
 
 
 def newest(index: Index, role: str, section: str, limit: int = 200) -> list[tuple[str, str, str, int]]:

@@ -212,12 +212,3 @@ class Vectors:
             ids.extend(i for i, _ in chunk)
         self._matrix = None
         return len(todo)
-
-    def lookup(self, wanted: Iterable[str]) -> tuple[list[str], np.ndarray]:
-        """(ids, rows) of the wanted ids held here."""
-        import numpy as np
-
-        position = {i: n for n, i in enumerate(self.ids())}
-        found = [i for i in dict.fromkeys(wanted) if i in position]
-        matrix = self.matrix()
-        return found, matrix[[position[i] for i in found]] if found else np.zeros((0, self.model.dim), np.float32)

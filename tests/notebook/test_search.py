@@ -16,7 +16,7 @@ from rolebook.notebook.journal import Writer
 from rolebook.notebook.layout import Layout
 from rolebook.notebook.limits import Limits
 from rolebook.notebook.longterm import derive_ctx_hash, log_event, store
-from rolebook.notebook.retrieval import Query, SearchResult, match_expression, render_hits, search
+from rolebook.notebook.retrieval import Query, SearchResult, render_hits, search
 
 TODAY = dt.date(2026, 4, 1)
 
@@ -49,32 +49,6 @@ def root(tmp_path: Path) -> Layout:
         Writer(),
     )
     return layout
-
-
-@given(
-    st.one_of(
-        st.text(min_size=1, max_size=200),
-        st.sampled_from(
-            [
-                '"unbalanced',
-                "NEAR(a b)",
-                "a* OR b",
-                "-npm",
-                "col:npm",
-                "(((",
-                "AND",
-                "NOT npm",
-                "^npm",
-                '""',
-                "npm\x00x",
-            ]
-        ),
-    )
-)
-def test_any_text_is_a_valid_query(text: str) -> None:
-    expression = match_expression(text)
-    if text.strip() and expression is not None:
-        assert all(part.startswith('"') and part.endswith('"') for part in expression.split(" OR "))
 
 
 @settings(max_examples=150, suppress_health_check=[HealthCheck.function_scoped_fixture])
