@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import datetime as dt
 import sys
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rolebook.notebook import InputError
 
-from .cli_app import JsonOpt, _errors, _globals, _print_json, _read_input, _say_redacted, _search_warnings, _warn, app
+if TYPE_CHECKING:
+    from rolebook.notebook import Entry
+
+from .cli_app import JsonOpt, _errors, _globals, _print_json, _read_input, _search_warnings, _warn, app
 from .config import find_root
 
 
@@ -65,7 +67,7 @@ def read_cmd(
     \b
     Example:  rolebook read coder --task "fix the npm install in CI"
     """
-    from .start import write_started
+    from .session_io import write_started
 
     g = _globals(ctx)
     started = g.memory().start(role, task, budget)
@@ -111,32 +113,28 @@ def update_cmd(
     """
     from rolebook.notebook import check_date, parse_snippet
 
+    from .session_io import run_update
+
     g = _globals(ctx)
-    memory = g.memory()
-    day = check_date(date) if date is not None else dt.date.today().isoformat()
-    entries = memory.entries(day, mistakes=mistake, learnings=learning, feedback=feedback, session_log=log)
-    snippet_text = ""
+    snippet: tuple[list[Entry], str] = ([], "")
     if from_file is not None:
-        snippet_text = _read_input(from_file)
-        snippet, ignored = parse_snippet(snippet_text, day, from_file if from_file != "-" else "<stdin>")
+        day = check_date(date) if date is not None else dt.date.today().isoformat()
+        text = _read_input(from_file)
+        entries, ignored = parse_snippet(text, day, from_file if from_file != "-" else "<stdin>")
         if ignored:
             sys.stderr.write(
                 f"rolebook: {from_file}: ignored {ignored} lines that are not list items of a notebook section\n"
             )
-        entries += snippet
-    if not entries:
-        raise InputError("nothing to add: give --mistake, --learning, --feedback, --log or --from FILE")
-    said = [*(mistake or ()), *(learning or ()), *(feedback or ()), *(log or ()), snippet_text]
-    recorded = memory.end(role, entries, said)
-    result = recorded.result
-    _warn(result)
-    _say_redacted(recorded.redacted)
-    if as_json:
-        _print_json(recorded.to_dict())
-    else:
-        print("\n".join(recorded.lines()))
-    if not result.added and not result.changed:
-        raise typer.Exit(1)
+        snippet = (entries, text)
+    texts = {
+        "mistakes": mistake or [],
+        "learnings": learning or [],
+        "feedback": feedback or [],
+        "session_log": log or [],
+    }
+    code = run_update(g.root, g.writer(), role, texts, date, as_json, snippet)
+    if code:
+        raise typer.Exit(code)
 
 
 @app.command("tidy")

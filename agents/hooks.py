@@ -132,7 +132,7 @@ def run(name: str, args: dict[str, Any]) -> int:
         if name == "recall":
             out = recall(stdin, root, role, args.get("command"), args.get("error"))
         elif name == "session-start":
-            from .start import run_read
+            from .session_io import run_read
 
             session_start(stdin, root, role or "")
             run_read(root, role or "", False)

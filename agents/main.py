@@ -1,10 +1,11 @@
 """The `rolebook` entry point.
 
-`rolebook read ROLE` runs at the start of every agent session, and importing typer
-alone costs about five bare interpreter start-ups. So a plain read (the global
-options, the role, `--json`) is answered here without typer; anything else, `--help`
-and every error in the arguments included, goes to the typer app in `cli.py`, which
-calls the same `run_read` (start.py).
+`rolebook read ROLE` and `rolebook update ROLE ...` run at the start and the end of
+every agent session, and importing typer alone costs about five bare interpreter
+start-ups. So their plain forms (the global options, the role, the entry flags,
+`--json`) and the hooks are answered here without typer; anything else, `--help` and
+every error in the arguments included, goes to the typer app in `cli.py`, whose
+commands call the same functions (session_io.py, hooks.py).
 """
 
 from __future__ import annotations
@@ -15,9 +16,10 @@ from pathlib import Path
 from rolebook.notebook import RolebookError
 
 
-def _globals(args: list[str], command: str) -> tuple[str | None, list[str]] | None:
-    """(--root, the arguments after `command`) when `args` are global options then `command`."""
-    root: str | None = None
+def _globals(args: list[str], command: str) -> tuple[dict[str, str], list[str]] | None:
+    """(the global options, the arguments after `command`) when `args` are global options
+    then `command`; None when they are anything else."""
+    found: dict[str, str] = {}
     i = 0
     while i < len(args) and args[i] != command:
         opt, eq, value = args[i].partition("=")
@@ -28,12 +30,11 @@ def _globals(args: list[str], command: str) -> tuple[str | None, list[str]] | No
                 return None
             value = args[i + 1]
             i += 1
-        if opt == "--root":
-            root = value
+        found[opt] = value
         i += 1
     if i >= len(args):
         return None
-    return root, args[i + 1 :]
+    return found, args[i + 1 :]
 
 
 def _fast_hook(args: list[str]) -> int | None:
@@ -44,7 +45,8 @@ def _fast_hook(args: list[str]) -> int | None:
             break
     else:
         return None
-    root, rest = found
+    options_given, rest = found
+    root = options_given.get("--root")
     if "-h" in rest or "--help" in rest:
         return None
     if command == "hook":
@@ -73,11 +75,11 @@ def _fast_read(args: list[str]) -> int | None:
     found = _globals(args, "read")
     if found is None or not found[1]:
         return None
-    root, rest = found
-    role, *flags = rest
+    root = found[0].get("--root")
+    role, *flags = found[1]
     if role.startswith("-") or any(f != "--json" for f in flags):
         return None
-    from .start import run_read
+    from .session_io import run_read
 
     try:
         return run_read(Path(root) if root else None, role, bool(flags))
@@ -86,9 +88,66 @@ def _fast_read(args: list[str]) -> int | None:
         return exc.exit_code
 
 
+_ENTRY_FLAGS = {
+    "-m": "mistakes",
+    "--mistake": "mistakes",
+    "-l": "learnings",
+    "--learning": "learnings",
+    "-f": "feedback",
+    "--feedback": "feedback",
+    "--log": "session_log",
+}
+
+
+def _fast_update(args: list[str]) -> int | None:
+    """Answer `[globals] update ROLE [-m/-l/-f/--log TEXT]... [--date D] [--json]`, or None
+    to leave it to typer (--from, --help, anything it does not know)."""
+    import os
+
+    found = _globals(args, "update")
+    if found is None or not found[1] or found[1][0].startswith("-"):
+        return None
+    given, (role, *rest) = found
+    texts: dict[str, list[str]] = {section: [] for section in dict.fromkeys(_ENTRY_FLAGS.values())}
+    date: str | None = None
+    as_json = False
+    i = 0
+    while i < len(rest):
+        if rest[i] == "--json":
+            as_json, i = True, i + 1
+            continue
+        opt, eq, value = rest[i].partition("=") if rest[i].startswith("--") else (rest[i], "", "")
+        if opt not in _ENTRY_FLAGS and opt != "--date":
+            return None
+        if not eq:
+            if i + 1 >= len(rest):
+                return None
+            value, i = rest[i + 1], i + 1
+        if opt == "--date":
+            date = value
+        else:
+            texts[_ENTRY_FLAGS[opt]].append(value)
+        i += 1
+    from rolebook.notebook import Writer, check_role
+
+    from .session_io import run_update
+
+    root = given.get("--root") or os.environ.get("ROLEBOOK_ROOT") or None
+    by = given.get("--as") or os.environ.get("ROLEBOOK_ROLE") or None
+    session = given.get("--session") or os.environ.get("ROLEBOOK_SESSION") or None
+    try:
+        writer = Writer(check_role(by) if by else None, session)
+        return run_update(Path(root) if root else None, writer, role, texts, date, as_json)
+    except RolebookError as exc:
+        sys.stderr.write(f"rolebook: {exc}\n")
+        return exc.exit_code
+
+
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     code = _fast_read(args)
+    if code is None:
+        code = _fast_update(args)
     if code is None:
         code = _fast_hook(args)
     if code is not None:

@@ -55,6 +55,17 @@ def test_read_path_imports_neither_typer_nor_markdown_it_nor_mcp(tmp_path: Path)
     assert out.splitlines()[-1] == "[]"
 
 
+def test_update_path_imports_neither_typer_nor_mcp(tmp_path: Path) -> None:
+    code = (
+        "import sys\n"
+        "from rolebook.agents.main import main\n"
+        f"main(['--root', {str(tmp_path)!r}, 'update', 'coder', '-m', 'x; y', '--log', 'z', '--date=2026-01-02'])\n"
+        "print([m for m in ('typer', 'click', 'mcp') if m in sys.modules])\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.splitlines() == ["coder: +2 entries, 11/80 lines", "[]"]
+
+
 def test_only_rolebook_mcp_imports_the_mcp_sdk(tmp_path: Path) -> None:
     for argv in (["update", "coder", "-l", "x"], ["search", "x"], ["promote", "--json"], ["doctor"]):
         code = (

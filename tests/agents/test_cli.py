@@ -251,3 +251,30 @@ def test_a_malformed_archive_line_is_reported_once_and_left_in_place(tmp_path: P
     )
     assert archive.read_text().splitlines()[1] == "{broken"
     assert rb(tmp_path, "update", "coder", "-l", "c", "--date", "2026-01-03")[2] == ""
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["update", "coder", "-m", "ran it on prod; use staging", "-l", "one", "--log=WQ-1", "--date", "2026-01-02"],
+        ["update", "coder", "--learning", "one", "--json", "--date=2026-01-02"],
+        ["update", "coder", "-l", "one", "--date", "2026-01-02"],  # twice: nothing new, exit 1
+        ["update", "coder", "-l", "one", "--date", "2026-13-02"],
+        ["update", "../x", "-l", "one"],
+        ["update", "coder"],
+        ["update", "coder", "-l", "token ghp_" + "a" * 36, "--date", "2026-01-03"],
+        ["--as", "qa", "update", "coder", "-l", "not mine", "--date", "2026-01-03"],
+    ],
+)
+def test_update_answers_the_same_without_typer_as_with_it(
+    tmp_path: Path, args: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    fast, slow = tmp_path / "fast", tmp_path / "slow"
+    for root in (fast, slow):
+        rb(root, "update", "coder", "-l", "one", "--date", "2026-01-02")
+    code = main(["--root", str(fast), *args])
+    out, err = capsys.readouterr()
+    expected = rb(slow, *args)
+    assert (code, out.replace(str(fast), str(slow)), err.replace(str(fast), str(slow))) == expected
+    notebook = "agents/state/memory/coder.md"
+    assert (fast / notebook).read_bytes() == (slow / notebook).read_bytes()
