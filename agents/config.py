@@ -109,6 +109,14 @@ def load_config(root: Path) -> Config:
         return _build(root, {}, None)
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"cannot read: {exc}", path) from None
+    from .plain_yaml import load
+
+    plain = load(text)
+    if isinstance(plain, dict):
+        try:
+            return _build(root, plain, path)
+        except ConfigError:
+            pass  # ruamel's reading of it names the line
     return _build(root, _parse_yaml(text, path), path)
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
-import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -35,7 +34,7 @@ def atomic_write(path: Path, data: bytes) -> None:
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         mode = path.stat().st_mode & 0o7777 if path.exists() else 0o644 & ~_umask()
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+        fd, tmp = _temp_beside(path)
     except OSError as exc:
         raise StorageError(path, "write", exc) from None
     try:
@@ -52,6 +51,18 @@ def atomic_write(path: Path, data: bytes) -> None:
             raise StorageError(path, "write", exc, "the file is as it was") from None
         raise
     fsync_dir(path.parent)
+
+
+def _temp_beside(path: Path) -> tuple[int, str]:
+    """A new file `.<name>.<random>.tmp` in the same folder, opened for writing (what
+    tempfile.mkstemp does, without its import on every write)."""
+    for _ in range(100):
+        tmp = str(path.parent / f".{path.name}.{os.urandom(6).hex()}.tmp")
+        try:
+            return os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), tmp
+        except FileExistsError:
+            continue
+    raise FileExistsError(f"no free temporary name beside {path}")
 
 
 def _umask() -> int:
