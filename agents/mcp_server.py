@@ -149,6 +149,7 @@ def build(root: Path | None = None, scope: str | None = None, session: str | Non
         recorded = memory.end(role, entries, [*mistakes, *learnings, *feedback, *log])
         kinds = list(recorded.redacted)
         lines = recorded.lines() + ([f"redacted before writing: {', '.join(kinds)}"] if kinds else [])
+        lines += [f"warning: {w}" for w in (*recorded.result.warnings, *recorded.warnings)]
         return _result("\n".join(lines), recorded.to_dict())
 
     @server.tool(annotations=READ_ONLY)

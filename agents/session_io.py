@@ -69,7 +69,7 @@ def run_update(
         raise InputError("nothing to add: give --mistake, --learning, --feedback, --log or --from FILE")
     recorded = memory.end(role, entries, [*(t for ts in texts.values() for t in ts), snippet[1]])
     result = recorded.result
-    for warning in result.warnings:
+    for warning in (*result.warnings, *recorded.warnings):
         sys.stderr.write(f"rolebook: warning: {warning}\n")
     if recorded.redacted:
         sys.stderr.write(f"rolebook: redacted before writing: {', '.join(recorded.redacted)}\n")

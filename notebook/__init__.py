@@ -13,7 +13,7 @@ if TYPE_CHECKING:  # what type checkers see; at run time each name loads on firs
     from .archive import ArchiveRecord, read_records
     from .changes import Recur, obsolete, restore, tidy, tidy_check, update
     from .doctor import diagnose, index_state
-    from .errors import ConfigError, InputError, NoMatch, RolebookError
+    from .errors import ConfigError, InputError, NoMatch, RolebookError, StorageError
     from .exchange import export_lines, read_export
     from .fsutil import atomic_write, role_lock
     from .index import Index, Mistake
@@ -64,6 +64,7 @@ _WHERE = {
     "InputError": "errors",
     "NoMatch": "errors",
     "RolebookError": "errors",
+    "StorageError": "errors",
     "export_lines": "exchange",
     "read_export": "exchange",
     "atomic_write": "fsutil",
@@ -151,6 +152,7 @@ __all__ = [
     "Recur",
     "RolebookError",
     "SearchResult",
+    "StorageError",
     "StoreResult",
     "WriteResult",
     "Writer",

@@ -169,26 +169,29 @@ def append_lines(path: Path, lines: Iterable[bytes]) -> int:
     try:
         if created:
             path.parent.mkdir(parents=True, exist_ok=True)
-        f = open(path, "ab")  # noqa: SIM115 - closed below, after a failed write is undone
+        # unbuffered: a failed write must leave nothing behind in a buffer that a later
+        # close would flush past the truncation that undoes it
+        fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
     except OSError as exc:
         raise StorageError(path, "append to the archive", exc) from None
-    with f:
-        start = f.tell()
-        try:
-            if start > 0:
-                with open(path, "rb") as r:
-                    r.seek(-1, os.SEEK_END)
-                    if r.read(1) != b"\n":
-                        # a line cut short by a crash keeps its own line; ours stays whole
-                        data = b"\n" + data
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        except OSError as exc:
-            # a full disk must not leave half a record behind: undo what got written
+    start: int | None = None
+    try:
+        start = os.lseek(fd, 0, os.SEEK_END)
+        if start > 0 and os.pread(fd, 1, start - 1) != b"\n":
+            data = b"\n" + data  # a line cut short by a crash keeps its own line; ours stays whole
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+        os.fsync(fd)
+    except OSError as exc:
+        # a full disk must not leave half a record behind: undo what got written
+        if start is not None:
             with contextlib.suppress(OSError):
-                os.ftruncate(f.fileno(), start)
-            raise StorageError(path, "append to the archive", exc, "nothing was appended") from None
+                os.ftruncate(fd, start)
+                os.fsync(fd)
+        raise StorageError(path, "append to the archive", exc, "nothing was appended") from None
+    finally:
+        os.close(fd)
     if created:
         from .fsutil import fsync_dir
 

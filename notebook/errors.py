@@ -60,6 +60,7 @@ class StorageError(RolebookError):
         reason = exc.strerror or str(exc) or exc.__class__.__name__
         super().__init__(f"{path}: cannot {action}: {reason} ({note})")
         self.path = str(path)
+        self.cause = exc
 
 
 class LockTimeout(RolebookError):

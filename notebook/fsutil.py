@@ -31,26 +31,68 @@ def atomic_write(path: Path, data: bytes) -> None:
 
     A reader sees the old file or the new one, never a mix; a crash leaves the old one.
     """
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        mode = path.stat().st_mode & 0o7777 if path.exists() else 0o644 & ~_umask()
-        fd, tmp = _temp_beside(path)
-    except OSError as exc:
-        raise StorageError(path, "write", exc) from None
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except BaseException as exc:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        if isinstance(exc, OSError):
-            raise StorageError(path, "write", exc, "the file is as it was") from None
-        raise
-    fsync_dir(path.parent)
+    with Replacement(path, data) as replacement:
+        replacement.commit()
+
+
+class Replacement:
+    """A file's new content, written and fsynced beside it, put in its place by `commit`.
+
+    The write path prepares the notebook's replacement before it appends to the archive,
+    so a folder that refuses the notebook refuses the whole write, with nothing appended.
+    Leaving the block without `commit` removes the temp file: the file is as it was.
+
+    Raises:
+        StorageError: the temp file cannot be made or written (on entering), or put in
+            place (on commit).
+    """
+
+    def __init__(self, path: Path, data: bytes, refused: str = "the file is as it was"):
+        self.path = path
+        self.data = data
+        self.refused = refused  # what the error says when the new content cannot be written
+        self.tmp: str | None = None
+
+    def __enter__(self) -> Replacement:
+        path = self.path
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            mode = path.stat().st_mode & 0o7777 if path.exists() else 0o644 & ~_umask()
+            fd, self.tmp = _temp_beside(path)
+        except OSError as exc:
+            raise StorageError(path, "write", exc, self.refused) from None
+        try:
+            with os.fdopen(fd, "wb") as f:
+                f.write(self.data)
+                f.flush()
+                os.fsync(f.fileno())
+            os.chmod(self.tmp, mode)
+        except BaseException as exc:
+            self._discard()
+            if isinstance(exc, OSError):
+                raise StorageError(path, "write", exc, self.refused) from None
+            raise
+        return self
+
+    def commit(self, why: str = "the file is as it was") -> None:
+        """Put the new content in place (rename, fsync the folder)."""
+        assert self.tmp is not None
+        try:
+            os.replace(self.tmp, self.path)
+        except OSError as exc:
+            self._discard()
+            raise StorageError(self.path, "write", exc, why) from None
+        self.tmp = None
+        fsync_dir(self.path.parent)
+
+    def _discard(self) -> None:
+        if self.tmp is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(self.tmp)
+            self.tmp = None
+
+    def __exit__(self, *exc: object) -> None:
+        self._discard()
 
 
 def _temp_beside(path: Path) -> tuple[int, str]:

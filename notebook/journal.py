@@ -26,7 +26,7 @@ from . import progress
 from . import read as readpath
 from .archive import LEAVING_OPS, ArchiveRecord, append_lines, append_records
 from .errors import InputError, ScopeError, StorageError
-from .fsutil import atomic_write, role_lock
+from .fsutil import Replacement, role_lock
 from .index import Index, rebuilt_on_failure
 from .layout import Layout, check_role
 from .limits import Limits, frontmatter_limits, prune
@@ -181,6 +181,7 @@ def storage_errors(folder: Path) -> Iterator[None]:
 
 
 _NOTHING_LOST = "nothing is lost: the next write finishes or retries this one"
+_ARCHIVED_FIRST = "the archive already holds this change: the next write to the role finishes it"
 
 
 def transact(layout: Layout, role: str, base: Limits, writer: Writer, plan: Plan) -> WriteResult:
@@ -225,11 +226,21 @@ def _locked_transact(layout: Layout, role: str, base: Limits, writer: Writer, pl
                     line,
                 )
             if changed or records or change.lines:
-                _write_pending(pending, change, role)
-                append_lines(layout.archive_path(role), change.lines)
-                append_records(layout.archive_path(role), records)
-                if changed:
-                    atomic_write(layout.check_inside(path), new_text.encode("utf-8"))
+                # the notebook's replacement is written first: a folder that refuses it
+                # refuses the write before anything is appended to the archive
+                with contextlib.ExitStack() as stack:
+                    new = (
+                        stack.enter_context(
+                            Replacement(layout.check_inside(path), new_text.encode("utf-8"), "nothing was written")
+                        )
+                        if changed
+                        else None
+                    )
+                    _write_pending(pending, change, role)
+                    append_lines(layout.archive_path(role), change.lines)
+                    append_records(layout.archive_path(role), records)
+                    if new is not None:
+                        new.commit(_ARCHIVED_FIRST)
             # The change is durable from here on. What follows is derived: if the derived
             # folder goes from under us (git clean -fdX), the next reader rebuilds it.
             with contextlib.suppress(sqlite3.Error, OSError):

@@ -29,6 +29,7 @@ from rolebook.notebook import (
     NoMatch,
     Notebook,
     Recorder,
+    StorageError,
     Writer,
     WriteResult,
     append,
@@ -225,17 +226,54 @@ def apply(
     same: Judge = keyword_same_mistake,
     min_dates: int = 3,
 ) -> Promotion:
-    """Write the rule line, then move the group's active entries out as `promoted`."""
+    """Move the group's active entries out as `promoted` and journal the rule, then write
+    the rule line. The journal goes first: it holds all the rule line needs, so a
+    promotion cut short between the two is finished by the next `promote`
+    (`finish_promotions`), and an error never says "nothing was written" when it was.
+
+    Raises:
+        InputError: an empty rule, or a rules file rolebook cannot read (nothing written).
+        ScopeError: a writer scoped to another role (nothing written).
+        StorageError: a write failed; the message says what stands.
+    """
     rule = candidate.rule(text)
     if not rule.text.strip("."):
         raise InputError("the rule text is empty")
-    check_scope(candidate.role, writer)  # before the rules file changes, not after
-    added = write_rules(layout, rules_path, lambda f: add_rule(f, rule))
+    check_scope(candidate.role, writer)
+    load(rules_path)  # a broken rules file is refused before anything is written
     result = promote_entries(
         layout, candidate.role, set(candidate.members), rule.id, rule.text, rule.incidents, limits, writer
     )
+    try:
+        added = write_rules(layout, rules_path, lambda f: add_rule(f, rule))
+    except StorageError as exc:
+        raise StorageError(exc.path, "write the rule line", exc.cause, _CUT_SHORT.format(rule=rule.id)) from None
     refresh_alerts(layout, rules_path, candidate.role, min_dates=min_dates, same=same)
     return Promotion(rule, added, result)
+
+
+_CUT_SHORT = (
+    "the archive records the promotion of {rule} and its entries have left the notebook; "
+    "`rolebook promote` writes the rule line"
+)
+
+
+def finish_promotions(layout: Layout, rules_path: Path, roles: list[str]) -> list[Rule]:
+    """Write the rule line of every promotion the archive records but the rules file
+    lacks (a promote cut short after its journal). Returns the rules written."""
+    present = {r.id for r in list_rules(rules_path)}
+    missing: list[Rule] = []
+    with Index(layout) as index:
+        for role in roles:
+            index.sync(role)
+            for record in index.rule_records(role):
+                incidents = tuple(d for d in record.get("incidents") or [] if isinstance(d, str))
+                text = record.get("text")
+                if record.get("id") not in present and isinstance(text, str) and text:
+                    missing.append(Rule(text, role, incidents))
+    for rule in missing:
+        write_rules(layout, rules_path, lambda f, rule=rule: add_rule(f, rule))
+    return missing
 
 
 def write_rules(layout: Layout, rules_path: Path, change: Callable[[Any], Any]) -> bool:

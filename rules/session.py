@@ -100,6 +100,7 @@ class Recorded:
     result: WriteResult
     violations: tuple[tuple[str, Rule, str | None], ...] = ()
     redacted: tuple[str, ...] = ()
+    warnings: tuple[str, ...] = ()  # what went wrong after the write, which stands
 
     def lines(self) -> list[str]:
         """The summary line, then one line per violation."""
@@ -117,6 +118,7 @@ class Recorded:
             for text, rule, day in self.violations
         ]
         data["redacted"] = list(self.redacted)
+        data["warnings"] = [*data["warnings"], *self.warnings]
         return data
 
 
@@ -188,7 +190,7 @@ class Session:
         Raises:
             InputError: no entries.
         """
-        from rolebook.notebook import Index, InputError, redactions, update
+        from rolebook.notebook import Index, InputError, RolebookError, redactions, update
 
         from .promotion import refresh_alerts, violations
         from .recurrence import recurrence
@@ -198,7 +200,14 @@ class Session:
             raise InputError("nothing to add: no mistake, learning, feedback or session log entry was given")
         result = update(self.layout, role, entries, self.limits, self.who, recurrence(self.recurrence), fields)
         new = [(e.id(role), e.text) for e in result.added if e.section == "mistakes"]
-        broken = violations(self.layout, self.rules_path, role, new, self.recurrence)
+        # the entries are written: from here on a problem is a warning, never a failure
+        # (an agent told "error" would write them again, in other words)
+        warnings: list[str] = []
+        try:
+            broken = violations(self.layout, self.rules_path, role, new, self.recurrence)
+        except RolebookError as exc:
+            broken = []
+            warnings.append(f"{exc}; the new mistakes were not checked against the rules")
         touched: set[str] = set()
         if new:
             with Index(self.layout) as index:
@@ -206,7 +215,7 @@ class Session:
         refresh_alerts(
             self.layout, self.rules_path, role, touched=touched, min_dates=self.min_dates, same=self.recurrence
         )
-        return Recorded(result, tuple(broken), tuple(redactions(*said)))
+        return Recorded(result, tuple(broken), tuple(redactions(*said)), tuple(warnings))
 
     def entries(self, day: str, **sections: Sequence[str] | None) -> list[Entry]:
         """Checked entries from texts by section (mistakes=, learnings=, feedback=, session_log=).
@@ -317,8 +326,12 @@ class Session:
     def candidates(self, role: str | None = None, min_dates: int | None = None) -> list[Candidate]:
         """Mistakes that came back on at least `min_dates` dates (default: the config's) and
         are not a rule yet."""
-        from .promotion import candidates
+        from .promotion import candidates, finish_promotions, refresh_alerts
 
+        for rule in finish_promotions(
+            self.layout, self.rules_path, [check_role(role)] if role else self.layout.roles()
+        ):
+            refresh_alerts(self.layout, self.rules_path, rule.role, min_dates=self.min_dates, same=self.recurrence)
         days = min_dates or self.min_dates
         return candidates(self.layout, self.rules_path, check_role(role) if role else None, days, self.review)
 

@@ -238,3 +238,74 @@ def test_slow_work_says_so_on_stderr_first(tmp_path: Path) -> None:
     assert (
         code == 0 and "MB of big.jsonl (once; later reads are quick)" in err and err.startswith("rolebook: indexing ")
     )
+
+
+# -- the edges of the write path: exit 2 means nothing changed, or says exactly what did
+
+ARCHIVE = "agents/state/archive/coder.jsonl"
+NOTEBOOK = "agents/state/memory/coder.md"
+
+
+def entries(root: Path) -> list[str]:
+    return [e.text for e in parse((root / NOTEBOOK).read_text()).entries()]
+
+
+def test_a_full_archive_folder_is_an_error_naming_the_archive_with_no_half_record(tmp_path: Path) -> None:
+    root = tmp_path / "project"
+    rb(root, "init", "coder")
+    rb(root, "update", "coder", "-l", "written before the archive filled")
+    with tmpfs(root / "agents/state/archive", "64k") as folder:
+        rb(root, "tidy")  # an empty archive on the new disk: the notebook's entries are journalled there
+        before = snapshot(root)
+        fill(folder)
+        big = [arg for n in range(6) for arg in ("-l", f"{n} " + "x" * 900)]
+        code, _, err = rb(root, "update", "coder", *big)
+        assert code == 2 and err.count("\n") == 1
+        assert f"{folder / 'coder.jsonl'}: cannot append to the archive" in err and "nothing was" in err
+        assert snapshot(root) == {**before, "agents/state/archive/filler": (folder / "filler").read_bytes()}
+
+
+def test_a_read_only_notebook_folder_refuses_the_write_before_the_archive_changes(tmp_path: Path) -> None:
+    root = tmp_path / "project"
+    rb(root, "init", "coder")
+    with tmpfs(root / "agents/state/memory", "1m") as folder:
+        rb(root, "update", "coder", "-l", "a lesson")
+        before = snapshot(root)
+        subprocess.run(["mount", "-o", "remount,ro", str(folder)], check=True, capture_output=True)
+        code, _, err = rb(root, "update", "coder", "-l", "refused")
+        assert code == 2 and "Read-only file system" in err and "nothing was written" in err
+        assert snapshot(root) == before  # the archive too
+        subprocess.run(["mount", "-o", "remount,rw", str(folder)], check=True, capture_output=True)
+        assert rb(root, "update", "coder", "-l", "accepted")[0] == 0
+        assert entries(root) == ["accepted", "a lesson"]  # the refused write is not applied later
+
+
+def test_a_broken_rules_block_is_a_warning_after_the_write_never_exit_2(tmp_path: Path) -> None:
+    rb(tmp_path, "init", "coder")
+    (tmp_path / "CLAUDE.md").write_text("<!-- rolebook:rules:start -->\n- a rule _(coder; incidents 2026-01-01)_\n")
+    code, out, err = rb(tmp_path, "update", "coder", "-m", "ran the migration on prod; use staging")
+    assert code == 0 and out.startswith("coder: +1 entry")
+    assert err.startswith("rolebook: warning: ") and "not checked against the rules" in err
+    assert entries(tmp_path) == ["ran the migration on prod; use staging"]
+
+
+def test_a_promotion_cut_short_before_the_rule_line_is_finished_by_the_next_promote(tmp_path: Path) -> None:
+    root = tmp_path / "project"
+    rb(root, "init", "coder")
+    (root / "rolebook.yaml").write_text("rules_file: docs/CLAUDE.md\n")
+    for day in ("2026-01-05", "2026-02-05", "2026-03-05"):
+        rb(root, "update", "coder", "-m", "pushed to main without running the tests", "--date", day)
+    with tmpfs(root / "docs", "1m") as docs:
+        subprocess.run(["mount", "-o", "remount,ro", str(docs)], check=True, capture_output=True)
+        code, _, err = rb(root, "promote", "--yes")
+        assert code == 2 and "the archive records the promotion of R" in err and "`rolebook promote`" in err
+        assert "nothing was written" not in err
+        assert entries(root) == []  # the entries left, journalled as promoted
+        subprocess.run(["mount", "-o", "remount,rw", str(docs)], check=True, capture_output=True)
+        code, out, _ = rb(root, "promote", "--json")
+        assert code == 0 and json.loads(out)["candidates"] == []
+        rules = (docs / "CLAUDE.md").read_text()
+        assert rules.count("Pushed to main without running the tests.") == 1
+        assert "incidents 2026-01-05, 2026-02-05, 2026-03-05" in rules
+        _, read, _ = rb(root, "read", "coder")
+        assert "promotion" not in read and "violates" not in read

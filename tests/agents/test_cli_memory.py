@@ -178,7 +178,8 @@ def test_doctor_repair_finishes_a_write_a_crash_cut_short_keeping_the_original(
     layout = Layout.default(tmp_path)
     changes.update(layout, "coder", [new_entry("learnings", "first", "2026-01-01")], Limits(), journal.Writer())
     original = layout.notebook_path("coder").read_bytes()
-    monkeypatch.setattr(journal, "atomic_write", lambda path, data: (_ for _ in ()).throw(OSError("killed")))
+    # killed after the archive append, before the notebook's replacement is put in place
+    monkeypatch.setattr(journal.Replacement, "commit", lambda self, why: (_ for _ in ()).throw(OSError("killed")))
     with pytest.raises(StorageError):
         changes.update(layout, "coder", [new_entry("learnings", "second", "2026-01-02")], Limits(), journal.Writer())
     monkeypatch.undo()

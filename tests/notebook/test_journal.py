@@ -84,10 +84,10 @@ def test_a_crash_between_archive_and_notebook_is_finished_by_the_next_write(
 ) -> None:
     update(layout, "coder", [new_entry("mistakes", "old", "2026-01-01")], Limits(), Writer())
 
-    def crash(path: Path, data: bytes) -> None:
+    def crash(self: object, why: str) -> None:
         raise KeyboardInterrupt("killed after the archive append")
 
-    monkeypatch.setattr(journal, "atomic_write", crash)
+    monkeypatch.setattr(journal.Replacement, "commit", crash)
     with pytest.raises(KeyboardInterrupt):
         update(layout, "coder", [new_entry("mistakes", "new", "2026-02-01")], Limits(mistakes=1), Writer())
     monkeypatch.undo()
@@ -106,7 +106,7 @@ def test_a_crash_between_archive_and_notebook_is_finished_by_the_next_write(
 def test_a_retry_after_a_crash_puts_the_entry_back_without_a_second_record(
     layout: Layout, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(journal, "atomic_write", lambda path, data: (_ for _ in ()).throw(OSError("disk gone")))
+    monkeypatch.setattr(journal.Replacement, "commit", lambda self, why: (_ for _ in ()).throw(OSError("disk gone")))
     with pytest.raises(StorageError, match="disk gone"):
         update(layout, "coder", mistakes("a"), Limits(), Writer())
     monkeypatch.undo()
