@@ -11,7 +11,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -47,7 +47,7 @@ def run_update(
     root: Path | None,
     writer: Writer,
     role: str,
-    texts: dict[str, Sequence[str]],
+    texts: Mapping[str, Sequence[str]],
     date: str | None,
     as_json: bool,
     snippet: tuple[list[Entry], str] = ([], ""),

@@ -11,6 +11,7 @@ next.
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import hashlib
 from collections import defaultdict
 from collections.abc import Callable
@@ -271,8 +272,8 @@ def finish_promotions(layout: Layout, rules_path: Path, roles: list[str]) -> lis
                 text = record.get("text")
                 if record.get("id") not in present and isinstance(text, str) and text:
                     missing.append(Rule(text, role, incidents))
-    for rule in missing:
-        write_rules(layout, rules_path, lambda f, rule=rule: add_rule(f, rule))
+    if missing:
+        write_rules(layout, rules_path, lambda f: functools.reduce(add_rule, missing, f))
     return missing
 
 
