@@ -79,6 +79,9 @@ def import_cmd(
         sys.stderr.write(f"rolebook: ... and {len(report.problems) - _SHOWN} more skipped\n")
     for note in report.notes:
         sys.stderr.write(f"rolebook: note: {note}\n")
+    if report.redacted:
+        verb = "would redact" if dry_run else "redacted before writing"
+        sys.stderr.write(f"rolebook: {verb}: {', '.join(report.redacted)}\n")
     print("\n".join(report.lines()))
 
 

@@ -22,6 +22,7 @@ from rolebook.notebook import (
     known,
     load_text,
     read_records,
+    redact_value,
 )
 from rolebook.rules import Session
 
@@ -59,6 +60,7 @@ class Report:
     problems: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     written: bool = False
+    redacted: list[str] = field(default_factory=list)  # kinds of secret redacted on the way in
 
     def lines(self) -> list[str]:
         out = [r.line(self.dry_run) for r in self.roles] or ["nothing to import"]
@@ -87,6 +89,7 @@ class Report:
             ],
             "problems": self.problems,
             "notes": self.notes,
+            "redacted": self.redacted,
         }
 
 
@@ -110,6 +113,7 @@ def run(memory: Session, fmt: str, path: Path, role: str | None, dry_run: bool, 
         return _run_export(memory, path, role, dry_run, skip_bad)
     source = READERS[fmt](path)
     report = Report(fmt, path, dry_run, problems=[str(p) for p in source.problems], notes=source.notes)
+    report.redacted = redact_value([[i.text, dict(i.fields)] for i in source.items])[1]
     plans = _plan(source, fmt, role)
     for name in plans:
         check_scope(name, memory.who)
@@ -174,6 +178,9 @@ def _run_export(memory: Session, path: Path, role: str | None, dry_run: bool, sk
 
     bundle = read_export(path)
     report = Report("rolebook", path, dry_run, problems=bundle.problems)
+    report.redacted = redact_value(
+        [*bundle.notebooks.values(), *(b.decode("utf-8", "replace") for ls in bundle.lines.values() for b in ls)]
+    )[1]
     roles = bundle.roles()
     if role is not None:
         if role not in roles:

@@ -17,7 +17,7 @@ if TYPE_CHECKING:  # what type checkers see; at run time each name loads on firs
     from .exchange import export_lines, read_export
     from .fsutil import atomic_write, role_lock
     from .index import Index, Mistake
-    from .intake import MAX_ENTRY_CHARS, check_date, check_text, new_entry, parse_snippet, redactions
+    from .intake import MAX_ENTRY_CHARS, check_date, check_text, new_entry, parse_snippet
     from .journal import Change, Recorder, Writer, WriteResult, append, check_scope, transact
     from .layout import Layout, check_role
     from .limits import Limits, frontmatter_limits
@@ -46,6 +46,7 @@ if TYPE_CHECKING:  # what type checkers see; at run time each name loads on firs
     from .model import SECTIONS, Entry, Foreign, Notebook, count_lines, entry_id, is_role, normalize
     from .read import ReadResult, extra_state, load_text, read_notebook, store_extra_alerts
     from .retrieval import STATUSES, Query, SearchResult, candidates, refresh, render_hits, search
+    from .secrets import redact_value, redactions
 
 # Loaded on first use, so that importing one name (the read path does) does not import
 # every module of the package.
@@ -76,7 +77,6 @@ _WHERE = {
     "check_text": "intake",
     "new_entry": "intake",
     "parse_snippet": "intake",
-    "redactions": "intake",
     "Change": "journal",
     "Recorder": "journal",
     "WriteResult": "journal",
@@ -126,6 +126,8 @@ _WHERE = {
     "refresh": "retrieval",
     "render_hits": "retrieval",
     "search": "retrieval",
+    "redact_value": "secrets",
+    "redactions": "secrets",
 }
 
 __all__ = [
@@ -190,6 +192,7 @@ __all__ = [
     "read_export",
     "read_notebook",
     "read_records",
+    "redact_value",
     "redactions",
     "refresh",
     "remove_parts",

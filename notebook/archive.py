@@ -156,8 +156,30 @@ def read_lines(
 
 
 def append_records(path: Path, records: Iterable[ArchiveRecord]) -> int:
-    """Append records in one write and fsync them. Returns bytes written."""
-    return append_lines(path, [r.to_line().encode("utf-8") for r in records])
+    """Append records in one write and fsync them, every string in them redacted (the
+    text, tags, and every field an importer or a writer kept). Returns bytes written."""
+    from .secrets import redact_value
+
+    lines = []
+    for record in records:
+        data, _ = redact_value(record.to_dict())
+        lines.append((json.dumps(data, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8"))
+    return append_lines(path, lines)
+
+
+def redacted_line(raw: bytes) -> bytes:
+    """An archive line as it may be written back (a restore): as it is, unless a string in
+    it holds a secret, then with that redacted. A line that is not JSON is kept as it is."""
+    from .secrets import redact_value
+
+    try:
+        data = json.loads(raw)
+    except ValueError:
+        return raw
+    clean, kinds = redact_value(data)
+    if not kinds:
+        return raw
+    return (json.dumps(clean, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
 
 
 def append_lines(path: Path, lines: Iterable[bytes]) -> int:

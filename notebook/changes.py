@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from . import read as readpath
-from .archive import read_lines
+from .archive import read_lines, redacted_line
 from .errors import InputError, NoMatch
 from .index import Index
 from .journal import Change, Recorder, Writer, WriteResult, check_scope, transact
@@ -18,6 +18,7 @@ from .layout import Layout
 from .limits import Limits, frontmatter_limits, prune
 from .markdown import add_entries, entry_positions, new_notebook_text, parse, remove_parts, render
 from .model import Entry, Notebook, count_lines, normalize
+from .secrets import redact
 
 #: How a new mistake is journalled when it is not simply added: `rolebook.rules.recurrence`
 #: makes it a recurrence of the earlier occurrences it matches. Returns the entry to add.
@@ -146,12 +147,14 @@ def restore(layout: Layout, role: str, text: str | None, lines: list[bytes], wri
     for byte), and, when the role has no notebook, make the exported one its notebook. A
     notebook that is there and differs is left for the caller to merge (`notebook == "merge"`)."""
     check_scope(role, writer)
+    if text is not None:
+        text = redact(text)[0]  # a secret in an exported notebook does not come back in
     outcome: dict[str, Any] = {}
 
     def plan(nb: Notebook, index: Index, record: Recorder) -> Change:
         held = {raw.rstrip(b"\r\n") for _, _, raw, _ in read_lines(layout.archive_path(role))}
         fresh: list[bytes] = []
-        for line in lines:
+        for line in map(redacted_line, lines):
             if line.rstrip(b"\r\n") not in held:
                 held.add(line.rstrip(b"\r\n"))
                 fresh.append(line if line.endswith(b"\n") else line + b"\n")

@@ -13,53 +13,11 @@ import re
 from .errors import EntryError
 from .markdown import parse, split_lines
 from .model import SECTIONS, Entry, count_lines, split_count
+from .secrets import redact, redactions
+
+__all__ = ["MAX_ENTRY_CHARS", "check_date", "check_text", "new_entry", "parse_snippet", "redact", "redactions"]
 
 MAX_ENTRY_CHARS = 1000
-
-# (kind, pattern): group 1, when there is one, is kept (a `Bearer ` or `password=` prefix).
-_SECRETS = [
-    (
-        "private-key",
-        re.compile(r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----.*?(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|\Z)", re.DOTALL),
-    ),
-    ("aws-access-key", re.compile(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b")),
-    ("github-token", re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{22,})")),
-    ("anthropic-key", re.compile(r"\bsk-ant-[A-Za-z0-9_-]{20,}")),
-    ("openai-key", re.compile(r"\bsk-(?:proj-|svcacct-)?[A-Za-z0-9_-]{20,}")),
-    ("stripe-key", re.compile(r"\b[sr]k_(?:live|test)_[A-Za-z0-9]{16,}")),
-    ("slack-token", re.compile(r"\bxox[abposr]-[A-Za-z0-9-]{10,}")),
-    ("google-api-key", re.compile(r"\bAIza[0-9A-Za-z_-]{35}")),
-    ("jwt", re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}")),
-    ("bearer-token", re.compile(r"(?i)(\bbearer\s+)(?!\[REDACTED)[A-Za-z0-9._~+/=-]{16,}")),
-    ("url-password", re.compile(r"(\b[a-z][a-z0-9+.-]*://[^/\s:@]+:)(?!\[REDACTED)[^@\s/]+(?=@)")),
-    (
-        "password",
-        re.compile(
-            r"(?i)(\b[\w-]*?(?:password|passwd|pwd|secret|api[_-]?key|access[_-]?token|auth[_-]?token)\s*[:=]\s*)"
-            r"(?!\[REDACTED)['\"]?[^\s'\"]{6,}['\"]?"
-        ),
-    ),
-]
-
-
-def redact(text: str) -> tuple[str, list[str]]:
-    """`text` with secret-shaped values replaced by `[REDACTED:kind]`, and the kinds found."""
-    kinds: list[str] = []
-    for kind, pattern in _SECRETS:
-        mark = f"[REDACTED:{kind}]"
-        text, n = pattern.subn(lambda m: (m.group(1) if m.re.groups else "") + mark, text)  # noqa: B023
-        if n:
-            kinds.append(kind)
-    return text, kinds
-
-
-def redactions(*texts: str) -> list[str]:
-    """The kinds of secret `check_text` redacts from these texts, for the writer to be told."""
-    found: list[str] = []
-    for text in texts:
-        found += [k for k in redact(text)[1] if k not in found]
-    return found
-
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 

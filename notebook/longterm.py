@@ -21,6 +21,7 @@ from .intake import check_date, check_text
 from .journal import Recorder, Writer, append
 from .layout import Layout, check_role
 from .model import SECTIONS, entry_id, is_role
+from .secrets import refuse_secret
 
 EVENT_TYPES = ("error", "success", "pattern")
 _TOKEN = re.compile(r"[a-z0-9][a-z0-9._+]*")
@@ -81,14 +82,19 @@ def check_category(category: str) -> str:
         )
     if category in SECTIONS:
         raise InputError(f"{category!r} is a notebook section: use `rolebook update` for notebook entries")
-    return category
+    return refuse_secret(category, "category")
 
 
 def check_tags(tags: list[str]) -> tuple[str, ...]:
+    """Tags, lowercased, each once.
+
+    Raises:
+        InputError: a tag of other characters, over 40 of them, or shaped like a secret.
+    """
     out = []
     for raw in tags:
-        for tag in raw.split(","):
-            tag = tag.strip().lower()
+        for piece in raw.split(","):
+            tag = refuse_secret(piece.strip(), "tag").lower()
             if tag and not re.fullmatch(r"[\w.+-]{1,40}", tag):
                 raise InputError(f"invalid tag {tag!r}: letters, digits, '.', '+', '-', '_' (up to 40)")
             if tag and tag not in out:
@@ -202,7 +208,10 @@ def log_event(
         extra["outcome"] = f"{k}/{n}"
     if ctx_hash is not None and not re.fullmatch(r"[a-z0-9][a-z0-9-]{0,119}", ctx_hash):
         raise InputError(f"ctx_hash {ctx_hash!r} must look like tool-action-pattern (a-z, 0-9, '-')")
-    extra["ctx_hash"] = ctx_hash or derive_ctx_hash(context or command or lesson)
+    # from the redacted texts: a hash of the raw context would carry its secret on
+    extra["ctx_hash"] = refuse_secret(
+        ctx_hash or derive_ctx_hash(str(extra.get("context") or extra.get("command") or body)), "context hash"
+    )
     day = check_date(date) if date else dt.date.today().isoformat()
     rid = entry_id(role, f"logged/{extra['ctx_hash']}", "", body)
     tagged = check_tags(tags or [])

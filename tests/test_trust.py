@@ -309,3 +309,70 @@ def test_a_promotion_cut_short_before_the_rule_line_is_finished_by_the_next_prom
         assert "incidents 2026-01-05, 2026-02-05, 2026-03-05" in rules
         _, read, _ = rb(root, "read", "coder")
         assert "promotion" not in read and "violates" not in read
+
+
+def secret_values() -> list[str]:
+    """The secret part of each sample: what must appear in no file rolebook writes."""
+    return [s.split("=")[-1].split("Bearer ")[-1].split(":")[-1].split("@")[0] for s in SECRETS.values()]
+
+
+def test_no_secret_reaches_any_file_through_any_command_importer_or_field(tmp_path: Path) -> None:
+    root, source = tmp_path / "project", tmp_path / "source"
+    rb(root, "init", "coder")
+    one = " ".join(SECRETS.values())[:900]
+    assert rb(root, "update", "coder", "-m", one[:900], "-l", f"token {SECRETS['github-token']}")[0] == 0
+    assert rb(root, "store", "coder", "snippets", f"key {SECRETS['aws-access-key']}")[0] == 0
+    for field in ("--lesson", "--context", "--command"):
+        args = {"--lesson": "rotate it", "--context": "", "--command": ""} | {field: f"psql {SECRETS['url-password']}"}
+        code, out, err = rb(root, "log", "coder", "--type", "error", *(a for kv in args.items() for a in kv if kv[1]))
+        assert code == 0 and "hunter2" not in out + err
+    # a tag, a category or a context hash cannot be redacted in place: refused
+    assert rb(root, "store", "coder", "snippets", "x", "--tag", SECRETS["github-token"])[0] == 2
+    assert rb(root, "log", "coder", "--type", "error", "--lesson", "x", "--ctx-hash", "akiaiosfodnn7example")[0] in (
+        0,
+        2,
+    )
+    # every importer, with the secret in the source record kept under `original`
+    xmem = source / "xmem"
+    xmem.mkdir(parents=True)
+    (xmem / "failures.jsonl").write_text(
+        json.dumps(
+            {
+                "id": "f1",
+                "ts": "2026-02-01T00:00:00Z",
+                "type": "tool_failure",
+                "tool": "psql",
+                "error": "auth",
+                "command": f"psql {SECRETS['url-password']}",
+                "solution": f"use {SECRETS['password']}",
+                "ctx_hash": "psql-auth",
+                "tags": ["db"],
+            }
+        )
+        + "\n"
+    )
+    code, _, err = rb(root, "import", "xmem", str(xmem), "--role", "coder")
+    assert code == 0 and "redacted before writing" in err
+    notes = source / "lessons.md"
+    notes.write_text(f"# Lessons\n\n- [2026-01-02] never paste {SECRETS['slack-token']}\n\nprose {SECRETS['jwt']}\n")
+    assert rb(root, "import", "markdown", str(notes), "--role", "coder")[0] == 0
+    # an export holding a secret (written by hand, or by an older rolebook) imported into a new root
+    export = source / "export.jsonl"
+    rb(root, "export", "-o", str(export))
+    lines = export.read_text().splitlines()
+    record = {"v": 1, "id": "abc123abc123", "op": "stored", "role": "coder", "section": "notes"}
+    record |= {"date": "2026-01-01", "text": f"old {SECRETS['stripe-key']}", "count": 1, "at": "2026-01-01T00:00:00Z"}
+    lines.append(json.dumps({"archive": "coder", "record": record}))
+    export.write_text("\n".join(lines) + "\n")
+    other = tmp_path / "other"
+    code, _, err = rb(other, "import", "rolebook", str(export))
+    assert code == 0 and "redacted before writing" in err
+    assert rb(other, "search", "old", "--status", "all")[1].count("[REDACTED:stripe-key]") == 1
+    for folder in (root, other):
+        rb(folder, "search", "never paste")
+        rb(folder, "doctor", "--repair")
+        for path in folder.rglob("*"):
+            if path.is_file():
+                data = path.read_bytes()
+                for value in secret_values():
+                    assert value.encode() not in data, (path, value)
