@@ -164,8 +164,10 @@ def doctor_cmd(
 ) -> None:
     """Check a root: malformed archive lines, the index, notebooks over cap, interrupted writes, locks.
 
-    --repair rebuilds only derived state; it never changes a notebook or an archive.
-    Exit 0 when healthy, 1 when something is reported.
+    --repair rebuilds the derived state, removes temp files killed writers left, and
+    finishes writes a crash cut short: the only change it makes to a notebook, which it
+    keeps first under the derived folder's backup/ (with --as ROLE, that role's only).
+    It never changes an archive. Exit 0 when healthy, 1 when something is reported.
 
     \b
     Example:  rolebook doctor --repair
@@ -174,7 +176,7 @@ def doctor_cmd(
 
     g = _globals(ctx)
     config = g.config()
-    report = diagnose(config.layout, config.limits, repair)
+    report = diagnose(config.layout, config.limits, repair, g.writer(), config.rules_file)
     if as_json:
         _print_json(report.to_dict())
     else:

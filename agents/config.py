@@ -159,6 +159,8 @@ def _build(root: Path, data: Mapping[str, Any], source: Path | None) -> Config:
             raise ConfigError(f"unknown path {key!r} (known: {', '.join(sorted(_PATHS))})", source, _line(paths, key))
         if not isinstance(value, str) or not value.strip():
             raise ConfigError(f"path {key!r} must be a non-empty string", source, _line(paths, key))
+    for key, value in paths.items():
+        _inside(root, value, f"path {key!r}", source, _line(paths, key))
     default = Layout.default(root)
     layout = Layout(
         root,
@@ -169,6 +171,7 @@ def _build(root: Path, data: Mapping[str, Any], source: Path | None) -> Config:
     rules = data.get("rules_file", "CLAUDE.md")
     if not isinstance(rules, str) or not rules.strip():
         raise ConfigError("'rules_file' must be a file name such as CLAUDE.md", source, _line(data, "rules_file"))
+    _inside(root, rules, "'rules_file'", source, _line(data, "rules_file"))
     limits = Limits().merged(data.get("limits"), str(source) if source else None, _line(data, "limits"))
     protocol = root / paths.get("protocol", "agents/state/PROTOCOL.md")
     model, mode = _search(data.get("search"), source, _line(data, "search"), root)
@@ -178,6 +181,16 @@ def _build(root: Path, data: Mapping[str, Any], source: Path | None) -> Config:
     min_dates = _promote(data.get("promote"), source, _line(data, "promote"))
     shared = _shared_roots(data.get("shared_roots"), source, _line(data, "shared_roots"), root)
     return Config(root, layout, limits, root / rules, protocol, source, model, mode, min_dates, shared)
+
+
+def _inside(root: Path, value: str, what: str, source: Path | None, line: int | None) -> None:
+    """Raises ConfigError when a configured path leaves the root: rolebook writes only
+    inside the project (symlinks are checked again when it writes)."""
+    real = (root / value).resolve()
+    if not real.is_relative_to(root.resolve()):
+        raise ConfigError(
+            f"{what} is {value!r}, outside the project root {root}: rolebook writes only inside it", source, line
+        )
 
 
 def _promote(value: Any, source: Path | None, line: int | None) -> int:

@@ -1,23 +1,31 @@
 """`rolebook doctor`: what is wrong with a root, and `--repair` for it.
 
-Repair rebuilds what is derived (index, caches, orphan lock files) and finishes writes
-a crash cut short. Finishing one changes a notebook, so the notebook as it was is kept
-first under `backup/` beside the notebooks' folder, and the report says where. A
-notebook over its limits is reported with the command that deals with it.
+Repair rebuilds what is derived (index, caches, orphan lock files), removes the temp
+files killed writers left beside notebooks and the rules file, and finishes writes a
+crash cut short: of every role, or with a scoped writer (`--as`) of its role only.
+Finishing one changes a notebook, so the notebook as it was is kept first under
+`backup/` in the derived folder, and the report says where. It deletes only files
+rolebook made, by their names. A notebook over its limits is reported with the
+command that deals with it.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import re
 import shutil
 from dataclasses import dataclass, field
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from .errors import RolebookError
 from .index import Index
 from .layout import Layout
 from .limits import Limits
+
+if TYPE_CHECKING:
+    from .journal import Writer
 
 _FIXES = {
     "over_cap": "`rolebook tidy ROLE` prunes to the archive",
@@ -38,6 +46,7 @@ class Report:
     over_cap: list[str] = field(default_factory=list)
     pending: list[str] = field(default_factory=list)
     orphan_locks: list[str] = field(default_factory=list)
+    temp_files: list[str] = field(default_factory=list)
     unrecorded: list[str] = field(default_factory=list)
     unreadable: list[str] = field(default_factory=list)
     repaired: list[str] = field(default_factory=list)
@@ -50,6 +59,7 @@ class Report:
             or self.pending
             or self.unreadable
             or self.orphan_locks
+            or self.temp_files
             or self.unrecorded
             or self.index != "fresh"
         )
@@ -63,6 +73,7 @@ class Report:
             "over_cap": self.over_cap,
             "pending_writes": self.pending,
             "orphan_locks": self.orphan_locks,
+            "temp_files": self.temp_files,
             "left_unrecorded": self.unrecorded,
             "unreadable": self.unreadable,
             "repaired": self.repaired,
@@ -76,6 +87,7 @@ class Report:
         out += [f"over its limits: {o} ({_FIXES['over_cap'].replace('ROLE', o.split(':')[0])})" for o in self.over_cap]
         out += [f"interrupted write: {p} ({_FIXES['pending'].replace('ROLE', p)})" for p in self.pending]
         out += [f"orphan lock file: {lock}" for lock in self.orphan_locks]
+        out += [f"temp file a killed writer left: {t} (`rolebook doctor --repair` removes it)" for t in self.temp_files]
         out += [f"left the notebook with no record of leaving: {u}" for u in self.unrecorded]
         if self.unrecorded:
             out.append(f"  ({_FIXES['unrecorded']})")
@@ -85,14 +97,25 @@ class Report:
         return out
 
 
-def diagnose(layout: Layout, limits: Limits, repair: bool = False) -> Report:
-    """Check every role of the root; with `repair`, rebuild the derived state first."""
+def diagnose(
+    layout: Layout, limits: Limits, repair: bool = False, writer: Writer | None = None, rules_path: Path | None = None
+) -> Report:
+    """Check every role of the root; with `repair`, rebuild the derived state first and
+    finish interrupted writes (a scoped `writer`: of its own role only)."""
     from .changes import tidy_check
+    from .journal import Writer
 
     report = Report(roles=layout.roles())
+    leftovers = temp_files(layout, rules_path)
     if repair:
         _repair(layout, report)
-        _finish_interrupted(layout, limits, report)
+        _finish_interrupted(layout, limits, report, writer or Writer())
+        for path in leftovers:
+            with contextlib.suppress(OSError):
+                path.unlink()
+                report.repaired.append(f"removed the temp file a killed writer left: {path}")
+        leftovers = temp_files(layout, rules_path)
+    report.temp_files = [str(p) for p in leftovers]
     report.index = index_state(layout, report.roles)
     with Index(layout) as index:
         for role in report.roles:
@@ -177,30 +200,61 @@ def _dead_pid(lock: os.PathLike[str]) -> bool:
     return False
 
 
-def _finish_interrupted(layout: Layout, limits: Limits, report: Report) -> None:
+def _finish_interrupted(layout: Layout, limits: Limits, report: Report, writer: Writer) -> None:
     import datetime as dt
 
     from .changes import tidy
-    from .journal import Writer
 
     for role in report.roles:
         if not (layout.pending_path(role)).exists():
             continue
+        if writer.by is not None and writer.by != role:
+            continue  # not this writer's to change: it stays reported as interrupted
         path = layout.notebook_path(role)
         kept = ""
         if path.exists():
             stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%SZ")
-            backup = layout.memory.parent / "backup" / f"{role}.md.{stamp}"
+            backup = layout.derived / "backup" / f"{role}.md.{stamp}"
             backup.parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(path, backup)
             kept = f"; the notebook before it is kept at {backup}"
-        tidy(layout, role, limits, Writer())
+        tidy(layout, role, limits, writer)
         report.repaired.append(f"finished a write to {role} that a crash cut short{kept}")
+
+
+#: `.<name>.<random>.tmp`: what the atomic write leaves when its writer is killed
+#: (12 hex digits now, 8 characters of tempfile's alphabet before).
+_TEMP = re.compile(r"\.(?P<name>.+)\.(?:[0-9a-f]{12}|[a-z0-9_]{8})\.tmp")
+_TEMP_AGE = 60.0  # seconds: younger ones may be a live writer's
+
+
+def temp_files(layout: Layout, rules_path: Path | None = None) -> list[Path]:
+    """Temp files of atomic writes that never finished: beside the notebooks and the rules file."""
+    import time
+
+    names = {p.name for p in (rules_path,) if p is not None}
+    out = []
+    for folder, wanted in ((layout.memory, None), (rules_path.parent if rules_path else None, names)):
+        if folder is None or not folder.is_dir():
+            continue
+        for path in folder.iterdir():
+            match = _TEMP.fullmatch(path.name)
+            if not match or (wanted is not None and match["name"] not in wanted):
+                continue
+            if wanted is None and not match["name"].endswith(".md"):
+                continue
+            with contextlib.suppress(OSError):
+                if time.time() - path.stat().st_mtime > _TEMP_AGE and path.is_file():
+                    out.append(path)
+    return sorted(out)
 
 
 def _repair(layout: Layout, report: Report) -> None:
     Index.remove(layout.index_path)
-    shutil.rmtree(layout.cache, ignore_errors=True)
+    # only the caches rolebook names: the derived folder may be shared with other files
+    for cached in (*layout.cache.glob("read-*.json"), *layout.cache.glob("rules-*.json")):
+        with contextlib.suppress(OSError):
+            cached.unlink()
     with Index(layout) as index:
         from .retrieval import refresh
 

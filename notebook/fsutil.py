@@ -27,7 +27,8 @@ def fsync_dir(path: Path) -> None:
 
 
 def atomic_write(path: Path, data: bytes) -> None:
-    """Replace `path` with `data`: temp file in the same folder, fsync, rename, fsync dir.
+    """Replace `path` (or, for a symlink, its target) with `data`: temp file in the same
+    folder, fsync, rename, fsync dir.
 
     A reader sees the old file or the new one, never a mix; a crash leaves the old one.
     """
@@ -48,7 +49,9 @@ class Replacement:
     """
 
     def __init__(self, path: Path, data: bytes, refused: str = "the file is as it was"):
-        self.path = path
+        # through a symlink to its target (CLAUDE.md -> AGENTS.md): the link stays a link;
+        # callers check that the target is inside the root (Layout.check_inside)
+        self.path = path.resolve() if path.is_symlink() else path
         self.data = data
         self.refused = refused  # what the error says when the new content cannot be written
         self.tmp: str | None = None

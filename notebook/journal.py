@@ -237,8 +237,9 @@ def _locked_transact(layout: Layout, role: str, base: Limits, writer: Writer, pl
                         else None
                     )
                     _write_pending(pending, change, role)
-                    append_lines(layout.archive_path(role), change.lines)
-                    append_records(layout.archive_path(role), records)
+                    archive = layout.check_inside(layout.archive_path(role))
+                    append_lines(archive, change.lines)
+                    append_records(archive, records)
                     if new is not None:
                         new.commit(_ARCHIVED_FIRST)
             # The change is durable from here on. What follows is derived: if the derived
@@ -280,7 +281,7 @@ def append(
             index.sync(role)
             records = build(index, Recorder(role, writer, writer.stamp()))
             if records:
-                append_records(layout.archive_path(role), records)
+                append_records(layout.check_inside(layout.archive_path(role)), records)
                 with contextlib.suppress(sqlite3.Error, OSError):  # derived: caught up by the next reader
                     index.sync(role)
         return records

@@ -284,7 +284,7 @@ def write_rules(layout: Layout, rules_path: Path, change: Callable[[Any], Any]) 
         after = render(change(rules_file))
         if after == (before or ""):
             return False
-        atomic_write(rules_path, after.encode("utf-8"))
+        atomic_write(layout.check_inside(rules_path), after.encode("utf-8"))
         return True
 
 

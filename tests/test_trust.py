@@ -376,3 +376,83 @@ def test_no_secret_reaches_any_file_through_any_command_importer_or_field(tmp_pa
                 data = path.read_bytes()
                 for value in secret_values():
                     assert value.encode() not in data, (path, value)
+
+
+# -- writes outside the project, or outside the writer's scope
+
+
+@pytest.mark.parametrize(
+    "config",
+    [
+        "paths:\n  archive: /tmp/elsewhere\n",
+        "paths:\n  derived: ../derived\n",
+        "paths:\n  memory: agents/../../x\n",
+        "rules_file: ../CLAUDE.md\n",
+    ],
+)
+def test_a_config_path_outside_the_root_is_refused_naming_the_line(tmp_path: Path, config: str) -> None:
+    root = tmp_path / "project"
+    root.mkdir()
+    (root / "rolebook.yaml").write_text(config)
+    code, _, err = rb(root, "update", "coder", "-l", "x")
+    assert code == 2 and "outside the project root" in err and f"{root / 'rolebook.yaml'}:" in err
+    assert sorted(p.name for p in tmp_path.rglob("*")) == ["project", "rolebook.yaml"]
+
+
+def test_an_archive_folder_symlinked_out_of_the_root_is_not_written_through(tmp_path: Path) -> None:
+    root, outside = tmp_path / "project", tmp_path / "outside"
+    outside.mkdir()
+    (root / "agents/state").mkdir(parents=True)
+    (root / "agents/state/archive").symlink_to(outside)
+    code, _, err = rb(root, "update", "coder", "-l", "x")
+    assert code == 2 and "outside the root" in err
+    assert list(outside.iterdir()) == []
+
+
+def test_promote_writes_through_a_rules_file_symlink_to_its_target(tmp_path: Path) -> None:
+    rb(tmp_path, "init", "coder")
+    (tmp_path / "AGENTS.md").write_text("# Agents\n")
+    (tmp_path / "CLAUDE.md").symlink_to("AGENTS.md")
+    for day in ("2026-01-05", "2026-02-05", "2026-03-05"):
+        rb(tmp_path, "update", "coder", "-m", "pushed to main without running the tests", "--date", day)
+    assert rb(tmp_path, "promote", "--yes")[0] == 0
+    assert (tmp_path / "CLAUDE.md").is_symlink()
+    assert "Pushed to main without running the tests." in (tmp_path / "AGENTS.md").read_text()
+
+
+def test_repair_deletes_only_what_rolebook_made_in_a_shared_derived_folder(tmp_path: Path) -> None:
+    (tmp_path / "rolebook.yaml").write_text("paths:\n  derived: .\n")
+    (tmp_path / "cache").mkdir()
+    (tmp_path / "cache" / "project-data.bin").write_bytes(b"keep me")
+    rb(tmp_path, "update", "coder", "-l", "x")
+    assert rb(tmp_path, "doctor", "--repair")[0] == 0
+    assert (tmp_path / "cache" / "project-data.bin").read_bytes() == b"keep me"
+
+
+def test_a_scoped_repair_finishes_only_its_own_roles_writes(tmp_path: Path) -> None:
+    pending = tmp_path / "agents/state/.rolebook/pending"
+    for role in ("coder", "designer"):
+        rb(tmp_path, "update", role, *[a for n in range(25) for a in ("-l", f"{role} {n}")])
+    before = (tmp_path / "agents/state/memory/designer.md").read_bytes()
+    (tmp_path / "agents/state/memory/designer.md").write_text(before.decode() + "- [2026-01-01] typed by hand\n")
+    edited = (tmp_path / "agents/state/memory/designer.md").read_bytes()
+    pending.mkdir(parents=True, exist_ok=True)
+    (pending / "designer.json").write_text('{"add": [], "remove": []}')
+    code, out, _ = rb(tmp_path, "--as", "coder", "doctor", "--repair")
+    assert (tmp_path / "agents/state/memory/designer.md").read_bytes() == edited
+    assert "interrupted write: designer" in out and code == 1
+    assert "backup" not in {p.name for p in (tmp_path / "agents/state").iterdir()}  # none in a tracked folder
+
+
+def test_doctor_reports_and_repair_removes_the_temp_files_killed_writers_left(tmp_path: Path) -> None:
+    rb(tmp_path, "update", "coder", "-l", "x")
+    left = [tmp_path / "agents/state/memory/.coder.md.0a1b2c3d4e5f.tmp", tmp_path / ".CLAUDE.md.abcd_123.tmp"]
+    for path in left:
+        path.write_text("half")
+        os.utime(path, (1, 1))
+    (tmp_path / "agents/state/memory/.notes.txt.0a1b2c3d4e5f.tmp").write_text("not ours")
+    code, out, _ = rb(tmp_path, "doctor")
+    assert code == 1 and all(f"temp file a killed writer left: {p}" in out for p in left)
+    code, out, _ = rb(tmp_path, "doctor", "--repair")
+    assert code == 0 and not any(p.exists() for p in left)
+    assert (tmp_path / "agents/state/memory/.notes.txt.0a1b2c3d4e5f.tmp").exists()

@@ -187,6 +187,6 @@ def test_doctor_repair_finishes_a_write_a_crash_cut_short_keeping_the_original(
     assert code == 1 and "interrupted write: coder" in out
     code, out, _ = rb(tmp_path, "doctor", "--repair")
     assert code == 0 and "repaired: finished a write to coder that a crash cut short" in out
-    (backup,) = (tmp_path / "agents/state/backup").iterdir()
+    (backup,) = (tmp_path / "agents/state/.rolebook/backup").iterdir()  # git-ignored
     assert backup.read_bytes() == original
     assert "- [2026-01-02] second" in layout.notebook_path("coder").read_text()
