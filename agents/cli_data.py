@@ -112,7 +112,10 @@ def export_cmd(
     if fmt not in ("jsonl", "markdown"):
         raise InputError(f"unknown export format {fmt!r} (jsonl or markdown)")
     g = _globals(ctx)
-    layout = g.config().layout
+    config = g.config()
+    layout = config.layout
+    if output is not None:
+        _not_our_file(output, config)
     roles = [check_role(r) for r in role] if role else layout.roles()
     at = dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
     lines = export_lines(layout, roles, __version__, at) if fmt == "jsonl" else export_markdown(layout, roles)
@@ -161,3 +164,16 @@ def stats_cmd(
     from rich.console import Console
 
     Console(highlight=False).print(render(found, health, dt.date.today()))
+
+
+def _not_our_file(output: Path, config: Any) -> None:
+    """Raises InputError when `output` is one of rolebook's own files or folders (an export
+    written over an archive would replace it)."""
+    real = output.resolve()
+    layout = config.layout
+    own = [layout.memory, layout.archive, layout.derived]
+    files = [config.rules_file, config.protocol, config.root / "rolebook.yaml"]
+    if any(real == p.resolve() or real.is_relative_to(p.resolve()) for p in own) or real in {
+        f.resolve() for f in files
+    }:
+        raise InputError(f"{output} is one of rolebook's own files: export to a file of its own, e.g. backup.jsonl")

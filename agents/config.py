@@ -121,11 +121,17 @@ def load_config(root: Path) -> Config:
 
 
 def _parse_yaml(text: str, path: Path) -> Mapping[str, Any]:
+    from rolebook.notebook import MAX_YAML_DEPTH, yaml_depth
     from ruamel.yaml import YAML
     from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
+    deep = yaml_depth(text)
+    if deep > MAX_YAML_DEPTH:
+        raise ConfigError(f"nested {deep} levels deep (at most {MAX_YAML_DEPTH}); refused", path, 1)
     try:
         data = YAML(typ="rt", pure=True).load(text)
+    except RecursionError:
+        raise ConfigError("nested too deep for the YAML parser; refused", path, 1) from None
     except MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark is not None else None

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from rolebook.notebook import InputError, RolebookError, check_date, check_tags, check_text
+from rolebook.notebook import MAX_RECORD_BYTES, InputError, RolebookError, check_date, check_tags, check_text
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,10 +105,18 @@ def jsonl_records(path: Path, source: Source) -> Iterator[tuple[str, dict[str, A
         where = f"{path}:{n}"
         if not raw.strip():
             continue
+        if len(raw) > MAX_RECORD_BYTES:
+            source.problems.append(
+                Problem(where, f"a record of {len(raw):,} bytes, over the limit of {MAX_RECORD_BYTES:,}")
+            )
+            continue
         try:
             obj = json.loads(raw)
         except (ValueError, UnicodeDecodeError) as exc:
             source.problems.append(Problem(where, f"not JSON ({exc.__class__.__name__})"))
+            continue
+        except RecursionError:
+            source.problems.append(Problem(where, "JSON nested too deep"))
             continue
         if not isinstance(obj, dict):
             source.problems.append(Problem(where, "not a JSON object"))

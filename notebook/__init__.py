@@ -14,13 +14,13 @@ if TYPE_CHECKING:  # what type checkers see; at run time each name loads on firs
     from .changes import Recur, obsolete, restore, tidy, tidy_check, update
     from .doctor import diagnose, index_state
     from .errors import ConfigError, InputError, NoMatch, RolebookError, StorageError
-    from .exchange import export_lines, read_export
+    from .exchange import MAX_RECORD_BYTES, export_lines, read_export
     from .fsutil import atomic_write, role_lock
     from .index import Index, Mistake
     from .intake import MAX_ENTRY_CHARS, check_date, check_text, new_entry, parse_snippet
     from .journal import Change, Recorder, Writer, WriteResult, append, check_scope, transact
     from .layout import Layout, check_role
-    from .limits import Limits, frontmatter_limits
+    from .limits import MAX_YAML_DEPTH, Limits, frontmatter_limits, yaml_depth
     from .longterm import (
         EVENT_TYPES,
         Keep,
@@ -66,6 +66,7 @@ _WHERE = {
     "NoMatch": "errors",
     "RolebookError": "errors",
     "StorageError": "errors",
+    "MAX_RECORD_BYTES": "exchange",
     "export_lines": "exchange",
     "read_export": "exchange",
     "atomic_write": "fsutil",
@@ -87,7 +88,9 @@ _WHERE = {
     "Layout": "layout",
     "check_role": "layout",
     "Limits": "limits",
+    "MAX_YAML_DEPTH": "limits",
     "frontmatter_limits": "limits",
+    "yaml_depth": "limits",
     "EVENT_TYPES": "longterm",
     "Keep": "longterm",
     "StoreResult": "longterm",
@@ -133,6 +136,8 @@ _WHERE = {
 __all__ = [
     "EVENT_TYPES",
     "MAX_ENTRY_CHARS",
+    "MAX_RECORD_BYTES",
+    "MAX_YAML_DEPTH",
     "SECTIONS",
     "STATUSES",
     "ArchiveRecord",
@@ -208,6 +213,7 @@ __all__ = [
     "tidy_check",
     "transact",
     "update",
+    "yaml_depth",
 ]
 
 

@@ -141,6 +141,10 @@ def read_lines(
     """As `read_records`, with each line's bytes too."""
     if not path.exists():
         return
+    if path.is_dir():
+        from .errors import InputError
+
+        raise InputError("a folder stands where rolebook keeps an archive; move it aside (nothing was written)", path)
     with open(path, "rb") as f:
         if start:
             f.seek(start)

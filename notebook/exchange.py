@@ -35,11 +35,27 @@ def export_lines(layout: Layout, roles: Iterable[str], version: str, at: str) ->
         text = load_text(layout, layout.notebook_path(role))
         if text is not None:
             yield _dump({"notebook": role, "text": text})
-        for _, _, raw, item in read_lines(layout.archive_path(role)):
+        archive = layout.archive_path(role)
+        end = 0
+        for offset, _, raw, item in read_lines(archive):
+            end = offset
             if isinstance(item, ArchiveRecord):
                 yield _dump({"archive": role, "record": json.loads(raw)})
             else:
                 yield _dump({"archive": role, "raw_b64": base64.b64encode(raw).decode("ascii")})
+        tail = _tail(archive, end)
+        if tail:  # a last line a crash cut short: kept as it is, like any malformed line
+            yield _dump({"archive": role, "raw_b64": base64.b64encode(tail).decode("ascii")})
+
+
+def _tail(path: Path, offset: int) -> bytes:
+    """What the archive holds past `offset` (read_lines stops before a cut-short last line)."""
+    try:
+        with open(path, "rb") as f:
+            f.seek(offset)
+            return f.read()
+    except FileNotFoundError:
+        return b""
 
 
 def _dump(obj: dict[str, Any]) -> str:
@@ -56,6 +72,11 @@ class Bundle:
 
     def roles(self) -> list[str]:
         return sorted(set(self.notebooks) | set(self.lines))
+
+
+#: What one archive record may weigh, in an import or an export's archive lines: rolebook's
+#: own are a few hundred bytes (entries are capped at 1,000 characters).
+MAX_RECORD_BYTES = 64 * 1024
 
 
 def read_export(path: Path) -> Bundle:
@@ -82,6 +103,8 @@ def read_export(path: Path) -> Bundle:
             continue
         where = f"{path}:{n}"
         try:
+            if len(raw) > MAX_RECORD_BYTES and not raw.startswith(b'{"notebook"'):
+                raise ValueError(f"a line of {len(raw):,} bytes, over the limit of {MAX_RECORD_BYTES:,} for a record")
             obj = json.loads(raw)
             if not isinstance(obj, dict):
                 raise ValueError("not a JSON object")
@@ -104,6 +127,8 @@ def read_export(path: Path) -> Bundle:
                 raise ValueError("neither a notebook nor an archive line")
         except (ValueError, KeyError, TypeError, binascii.Error) as exc:
             bundle.problems.append(f"{where}: {exc}")
+        except RecursionError:
+            bundle.problems.append(f"{where}: JSON nested too deep")
         except InputError as exc:
             bundle.problems.append(f"{where}: {exc}")
     return bundle

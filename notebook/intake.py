@@ -20,6 +20,12 @@ __all__ = ["MAX_ENTRY_CHARS", "check_date", "check_text", "new_entry", "parse_sn
 MAX_ENTRY_CHARS = 1000
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+# Characters that change how text reads without showing: bidirectional overrides and
+# isolates (an RTL override makes `read` show reordered text), zero-width characters
+# (two entries that look the same, and are not), and the Unicode line and paragraph
+# separators (a reader splitting on them sees a line rolebook does not). Entries lose
+# them (the separators become line breaks).
+_INVISIBLE = re.compile("[\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff\u2028\u2029\u061c]")
 
 
 def check_date(value: str, path: str | None = None, line: int | None = None) -> str:
@@ -46,6 +52,8 @@ def check_text(text: str, path: str | None = None, line: int | None = None) -> s
     bad = _CONTROL.search(text)
     if bad:
         raise EntryError(f"entry holds control character U+{ord(bad.group()):04X}; refused", path, line)
+    # neutralized, not refused: real files carry stray ones (a BOM mid-file, say)
+    text = _INVISIBLE.sub(lambda m: "\n" if m.group() in "\u2028\u2029" else "", text)
     text = redact(text)[0]
     text = "\n".join(ln.strip() for ln in text.split("\n") if ln.strip())
     if not text:

@@ -78,6 +78,10 @@ def frontmatter_limits(nb: Notebook, base: Limits, path: str | None = None) -> L
     from frontmatter.default_handlers import YAMLHandler
 
     body = "".join(lines[1 : span - 1])
+    deep = yaml_depth(body)
+    if deep > MAX_YAML_DEPTH:
+        # the C YAML parser crashes (SIGSEGV) on tens of thousands of levels: never hand it those
+        raise ConfigError(f"frontmatter nested {deep} levels deep (at most {MAX_YAML_DEPTH}); refused", path, 2)
     try:
         meta = YAMLHandler().load(body)
     except yaml.YAMLError as exc:
@@ -91,6 +95,32 @@ def frontmatter_limits(nb: Notebook, base: Limits, path: str | None = None) -> L
     if not isinstance(meta, Mapping):
         raise ConfigError("frontmatter must be a YAML mapping", path, 2)
     return base.merged(meta.get("limits"), path, 2)
+
+
+MAX_YAML_DEPTH = 64
+
+
+def yaml_depth(text: str) -> int:
+    """How deep YAML text nests, at most: indentation levels plus open brackets. Cheap,
+    and an overestimate where brackets sit inside quotes, which is fine for a guard."""
+    deepest, brackets, indents = 0, 0, [0]
+    for line in text.splitlines():
+        stripped = line.lstrip(" -")
+        if not stripped or stripped.startswith("#"):
+            continue
+        indent = len(line) - len(stripped)
+        while len(indents) > 1 and indent < indents[-1]:
+            indents.pop()
+        if indent > indents[-1]:
+            indents.append(indent)
+        for c in stripped:
+            if c in "[{":
+                brackets += 1
+                deepest = max(deepest, len(indents) + brackets)
+            elif c in "]}":
+                brackets = max(0, brackets - 1)
+        deepest = max(deepest, len(indents) + brackets)
+    return deepest
 
 
 def _age(item: tuple[int, int, Entry]) -> tuple[str, int, int]:

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from .model import Notebook
 
 MAX_ALERTS = 5
+NOT_A_FILE = "a folder stands where rolebook keeps a file; move it aside (nothing was written)"
 _CACHE_VERSION = 1
 
 
@@ -59,6 +60,8 @@ def load_text(layout: Layout, path: Path) -> str | None:
         data = path.read_bytes()
     except FileNotFoundError:
         return None
+    except IsADirectoryError:
+        raise InputError(NOT_A_FILE, path) from None
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -74,6 +77,8 @@ def read_notebook(layout: Layout, role: str, limits: Limits) -> ReadResult:
     try:
         data = path.read_bytes()
         st = os.stat(path)
+    except IsADirectoryError:
+        raise InputError(NOT_A_FILE, path) from None
     except FileNotFoundError:
         return ReadResult(
             role,

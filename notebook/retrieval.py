@@ -71,8 +71,9 @@ class Hit:
     record: dict[str, Any] | None = None
 
     def line(self) -> str:
-        """`[date] role/section: text (xN) #id`, on one line."""
-        text = " ".join(self.text.split())
+        """`[date] role/section: text (xN) #id`, on one line, with no character that a
+        terminal or a reader would act on (hand-written text can hold escapes)."""
+        text = _shown(" ".join(self.text.split()))
         if self.count > 1:
             text += f" (x{self.count})"
         if self.trials:
@@ -98,6 +99,14 @@ class Hit:
         if self.record:
             out["record"] = self.record
         return out
+
+
+_ACTIVE = re.compile("[\x00-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff\u2028\u2029\u061c]")
+
+
+def _shown(text: str) -> str:
+    """Text with control, escape and invisible characters written as `\\uXXXX`."""
+    return _ACTIVE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 @dataclass(frozen=True, slots=True)

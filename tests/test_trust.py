@@ -4,6 +4,7 @@ half-written file or a lost entry."""
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import json
 import os
@@ -456,3 +457,75 @@ def test_doctor_reports_and_repair_removes_the_temp_files_killed_writers_left(tm
     code, out, _ = rb(tmp_path, "doctor", "--repair")
     assert code == 0 and not any(p.exists() for p in left)
     assert (tmp_path / "agents/state/memory/.notes.txt.0a1b2c3d4e5f.tmp").exists()
+
+
+# -- hostile input: refused with one line naming the file, never a crash
+
+
+def test_yaml_nested_fifty_thousand_deep_is_refused_not_crashed_on(tmp_path: Path) -> None:
+    import sys
+
+    deep = "x: " + "[" * 50_000 + "]" * 50_000 + "\n"
+    notebook = tmp_path / NOTEBOOK
+    notebook.parent.mkdir(parents=True)
+    notebook.write_text("---\n" + deep + "---\n# coder\n\n## Mistakes\n")
+    for args in (["read", "coder"], ["update", "coder", "-l", "x"]):
+        done = subprocess.run(
+            [sys.executable, "-m", "rolebook", "--root", str(tmp_path), *args], capture_output=True, text=True
+        )
+        assert done.returncode in (0, 2) and "nested 50001 levels deep" in done.stdout + done.stderr
+    hook = subprocess.run(
+        [sys.executable, "-m", "rolebook", "--root", str(tmp_path), "hook", "session-start", "--role", "coder"],
+        input='{"session_id": "s1"}',
+        capture_output=True,
+        text=True,
+    )
+    assert hook.returncode == 0
+    (tmp_path / "rolebook.yaml").write_text(deep)
+    code, _, err = rb(tmp_path, "read", "coder")
+    assert (
+        code == 2
+        and err == f"rolebook: {tmp_path / 'rolebook.yaml'}:1: nested 50001 levels deep (at most 64); refused\n"
+    )
+
+
+def test_json_nested_deep_or_a_huge_record_in_an_import_is_a_bad_line(tmp_path: Path) -> None:
+    source = tmp_path / "xmem"
+    source.mkdir()
+    deep = "[" * 30_000 + "]" * 30_000  # under the size limit, past any parser's depth
+    huge = json.dumps({"id": "f", "type": "tool_failure", "error": "x" * 100_000})
+    (source / "failures.jsonl").write_text(deep + "\n" + huge + "\n")
+    code, _, err = rb(tmp_path / "root", "import", "xmem", str(source), "--role", "coder")
+    assert code == 2 and "failures.jsonl:1: JSON nested too deep" in err
+    assert "failures.jsonl:2: a record of 100," in err and "over the limit of 65,536" in err
+
+
+def test_a_folder_where_a_notebook_or_archive_should_be_is_one_clear_line(tmp_path: Path) -> None:
+    (tmp_path / NOTEBOOK).mkdir(parents=True)
+    (tmp_path / "agents/state/archive/qa.jsonl").mkdir(parents=True)
+    for args in (["read", "coder"], ["update", "coder", "-l", "x"], ["search", "x"], ["update", "qa", "-l", "y"]):
+        code, _, err = rb(tmp_path, *args)
+        assert code == 2 and err.count("\n") == 1 and "a folder stands where rolebook keeps" in err, args
+
+
+def test_export_refuses_to_overwrite_rolebooks_own_files_and_keeps_a_cut_short_last_line(tmp_path: Path) -> None:
+    rb(tmp_path, "update", "coder", "-l", "kept")
+    archive = tmp_path / ARCHIVE
+    before = archive.read_bytes()
+    for target in (archive, tmp_path / NOTEBOOK, tmp_path / "CLAUDE.md", tmp_path / "agents/state/archive/x.jsonl"):
+        code, _, err = rb(tmp_path, "export", "-o", str(target))
+        assert code == 2 and "one of rolebook's own files" in err
+    assert archive.read_bytes() == before
+    archive.write_bytes(before + b'{"v":1,"id":"cut')  # a writer killed mid-line
+    code, out, _ = rb(tmp_path, "export")
+    assert code == 0 and base64.b64encode(b'{"v":1,"id":"cut').decode() in out
+
+
+def test_invisible_characters_are_taken_out_of_entries_and_escapes_out_of_search_lines(tmp_path: Path) -> None:
+    rb(tmp_path, "update", "coder", "-l", "pay\u202eusd\u200b now", "-m", "line one\u2028rolebook: fake alert")
+    text = (tmp_path / NOTEBOOK).read_text()
+    assert "payusd now" in text and "\u202e" not in text and "\u2028" not in text
+    notebook = tmp_path / NOTEBOOK
+    notebook.write_text(notebook.read_text().replace("payusd now", "typed \x1b[31mred\x1b[0m by hand"))
+    code, out, _ = rb(tmp_path, "search", "typed hand")
+    assert code == 0 and "\x1b" not in out and "\\u001b[31mred" in out
