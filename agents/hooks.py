@@ -76,46 +76,93 @@ def recall(stdin: str, root: Path | None, role: str | None, command: str | None,
     return text + "\n"
 
 
-def _session_file(root: Path | None, session: str) -> Path:
+_SESSION_DAYS = 7  # a session's note older than this is pruned at the next session start
+
+
+class NoProject(Exception):
+    """The hook runs outside any rolebook project: it says so and writes nothing."""
+
+
+def _config(root: Path | None) -> Any:
     from .config import find_root, load_config
 
     config = load_config(root.absolute() if root else find_root())
+    layout = config.layout
+    if config.source is None and not layout.memory.exists() and not layout.archive.exists():
+        raise NoProject(f"no rolebook project at {config.root} (`rolebook init` makes one); nothing done")
+    return config
+
+
+def _session_file(config: Any, session: str) -> Path:
     safe = "".join(c for c in session if c.isalnum() or c in "-_")[:80] or "unknown"
-    return config.layout.sessions / f"{safe}.json"
+    path: Path = config.layout.sessions / f"{safe}.json"
+    return path
 
 
-def _archive_size(root: Path | None, role: str) -> int:
-    from .config import find_root, load_config
-
-    config = load_config(root.absolute() if root else find_root())
+def _archive_size(config: Any, role: str) -> int:
     try:
-        return config.layout.archive_path(role).stat().st_size
+        return int(config.layout.archive_path(role).stat().st_size)
     except FileNotFoundError:
         return 0
 
 
+def _note(path: Path) -> dict[str, Any] | None:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def _write_note(path: Path, note: dict[str, Any]) -> None:
+    import os
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_text(json.dumps(note), encoding="utf-8")
+    os.replace(tmp, path)
+
+
 def session_start(stdin: str, root: Path | None, role: str) -> None:
-    """Note where the role's archive stood when this session began (the read is printed by the caller)."""
+    """Note where the role's archive stood when this session began (the read is printed by
+    the caller). A session seen before (resumed, compacted) keeps its first note: its
+    baseline and whether it was reminded. Notes older than a week are pruned."""
+    config = _config(root)
     session = _hook_input(stdin).get("session_id")
-    if isinstance(session, str) and session:
-        path = _session_file(root, session)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps({"role": role, "archive_size": _archive_size(root, role)}), encoding="utf-8")
+    if not isinstance(session, str) or not session:
+        return
+    path = _session_file(config, session)
+    if _note(path) is None:
+        _write_note(path, {"role": role, "archive_size": _archive_size(config, role), "reminded": False})
+    _prune(path.parent)
+
+
+def _prune(folder: Path) -> None:
+    import contextlib
+    import time
+
+    cutoff = time.time() - _SESSION_DAYS * 86400
+    for old in folder.glob("*.json"):
+        with contextlib.suppress(OSError):
+            if old.stat().st_mtime < cutoff:
+                old.unlink()
 
 
 def stop(stdin: str, root: Path | None, role: str) -> str:
-    """The Stop hook: a reminder (as the CLI's block decision) when this session wrote nothing."""
+    """The Stop hook: one reminder per session, ever (as the CLI's block decision), when the
+    session wrote nothing to the role's memory. Agent CLIs fire Stop after every turn."""
+    config = _config(root)
     data = _hook_input(stdin)
     session = data.get("session_id")
     if data.get("stop_hook_active") or not isinstance(session, str) or not session:
-        return ""  # already reminded once, or no session to tell by
-    path = _session_file(root, session)
-    try:
-        started = json.loads(path.read_text(encoding="utf-8"))["archive_size"]
-    except (OSError, ValueError, KeyError, TypeError):
-        return ""  # the session start was not seen: nothing to compare with
-    if _archive_size(root, role) > started:
+        return ""  # the reminder's own turn, or no session to tell by
+    path = _session_file(config, session)
+    note = _note(path)
+    if note is None or note.get("reminded") or not isinstance(note.get("archive_size"), int):
+        return ""  # the session start was not seen, or the reminder was given
+    if _archive_size(config, role) > note["archive_size"]:
         return ""  # this session wrote to the role's memory
+    _write_note(path, {**note, "reminded": True})
     reason = (
         f"Before you finish, record what this session taught the {role} role: "
         f'`rolebook update {role} --mistake "..." --learning "..." --log "..."` '
@@ -143,6 +190,8 @@ def run(name: str, args: dict[str, Any]) -> int:
             raise ValueError(f"unknown hook {name!r}")
         sys.stdout.write(out)
         sys.stdout.flush()
+    except NoProject as exc:
+        sys.stderr.write(f"rolebook {name}: {exc}\n")
     except BaseException as exc:  # a hook must never fail the agent
         if isinstance(exc, KeyboardInterrupt):
             raise

@@ -285,3 +285,41 @@ def test_doctor_finds_entries_that_left_the_notebook_with_no_record(tmp_path: Pa
     )
     code, out, _ = rb(tmp_path, "doctor")
     assert code == 1 and "left the notebook with no record of leaving: coder: 1 entry (#" in out
+
+
+def test_the_stop_hook_reminds_once_per_session_across_turns_and_compaction(tmp_path: Path) -> None:
+    rb(tmp_path, "init", "coder")
+    start = {"session_id": "s-2", "hook_event_name": "SessionStart", "source": "startup"}
+    stop = {"session_id": "s-2", "hook_event_name": "Stop", "stop_hook_active": False}
+    hook(tmp_path, ["hook", "session-start", "--role", "coder"], json.dumps(start))
+    answers = [hook(tmp_path, ["hook", "stop", "--role", "coder"], json.dumps(stop)).stdout for _ in range(3)]
+    assert [bool(a) for a in answers] == [True, False, False]  # three turns, one reminder
+    hook(tmp_path, ["hook", "session-start", "--role", "coder"], json.dumps({**start, "source": "compact"}))
+    assert hook(tmp_path, ["hook", "stop", "--role", "coder"], json.dumps(stop)).stdout == ""
+    # a compaction before any reminder keeps the baseline: a write before it still counts
+    other = {"session_id": "s-3", "hook_event_name": "SessionStart", "source": "startup"}
+    hook(tmp_path, ["hook", "session-start", "--role", "coder"], json.dumps(other))
+    rb(tmp_path, "update", "coder", "-l", "wrote early")
+    hook(tmp_path, ["hook", "session-start", "--role", "coder"], json.dumps({**other, "source": "compact"}))
+    assert hook(tmp_path, ["hook", "stop", "--role", "coder"], json.dumps({**stop, "session_id": "s-3"})).stdout == ""
+
+
+def test_session_notes_older_than_a_week_are_pruned(tmp_path: Path) -> None:
+    rb(tmp_path, "init", "coder")
+    sessions = tmp_path / "agents/state/.rolebook/sessions"
+    sessions.mkdir(parents=True)
+    (sessions / "old.json").write_text("{}")
+    os.utime(sessions / "old.json", (1, 1))
+    hook(tmp_path, ["hook", "session-start", "--role", "coder"], json.dumps({"session_id": "new"}))
+    assert sorted(p.name for p in sessions.iterdir()) == ["new.json"]
+
+
+def test_hooks_outside_a_rolebook_project_say_so_once_and_write_nothing(tmp_path: Path) -> None:
+    for args, payload in (
+        (["hook", "session-start", "--role", "coder"], {"session_id": "s"}),
+        (["hook", "stop", "--role", "coder"], {"session_id": "s"}),
+    ):
+        done = hook(tmp_path, args, json.dumps(payload))
+        assert done.returncode == 0 and done.stdout == ""
+        assert done.stderr.count("\n") == 1 and "no rolebook project at" in done.stderr
+    assert list(tmp_path.iterdir()) == []
