@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import datetime as dt
 import functools
+import re
 import sys
 import warnings
 from collections.abc import Awaitable, Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Annotated, Any, ParamSpec, TypeVar
 from urllib.parse import unquote, urlparse
@@ -27,11 +29,12 @@ from rolebook.notebook import RolebookError, Writer, check_date, check_role, red
 from rolebook.rules import Session
 
 from .config import find_root, load_config, open_session
-from .scaffold import PROTOCOL
 
 READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 WRITES = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
-Role = Annotated[str, Field(description="The agent role, e.g. coder, designer, qa.")]
+Role = Annotated[
+    str | None, Field(description="The agent role, e.g. coder, designer, qa (default: the server's --as role).")
+]
 P = ParamSpec("P")
 R = TypeVar("R")
 
@@ -106,27 +109,67 @@ async def _client_root(ctx: Context[Any, Any]) -> Path | None:
     return None
 
 
+def instructions(role: str | None) -> str:
+    """The memory protocol for an agent that reaches rolebook over MCP: tools and their
+    parameters (not CLI commands), and, for a scoped server, the agent's role."""
+    who = (
+        f"You work as the {role} role: the role parameter of every tool defaults to {role!r}."
+        if role
+        else "You work in a role (coder, designer, qa, ...): pass it as the role parameter."
+    )
+    return (
+        f"Per-role memory that lasts between sessions (rolebook). {who} "
+        "1. Before you start work, call `read` (with `task`: what you are about to do) and follow what the "
+        "notebook says. 2. Before you repeat work, or when something fails, call `search` with `query`: a few "
+        "words of the problem. 3. Before you finish, call `update` with `mistakes` (each: what went wrong; what "
+        "to do instead), `learnings` and `log` ('TASK-ID: what you did'), one short line each; skip what the "
+        "notebook already says. 4. When `read` says promotions are due, call `promote_review`, then "
+        "`promote_apply` with the candidate's `id` and `text`: the rule, as an instruction. Change the notebook "
+        "only through these tools."
+    )
+
+
+_CLI_HINTS = (
+    (re.compile(r"`rolebook promote` reviews them"), "the promote_review tool reviews them"),
+    (re.compile(r"`rolebook update [a-z0-9_-]+ --learning \"\.\.\.\"` creates it"), "the update tool creates it"),
+    (re.compile(r"`rolebook tidy [a-z0-9_-]+` moves"), "the next update moves"),
+)
+
+
+def for_mcp(alert: str) -> str:
+    """An alert as an MCP client's agent can act on it: MCP tools, not CLI commands."""
+    for pattern, said in _CLI_HINTS:
+        alert = pattern.sub(said, alert)
+    return alert
+
+
 def build(root: Path | None = None, scope: str | None = None, session: str | None = None) -> MCPServer:
     """The rolebook MCP server. `scope`: the one role this server may write to."""
     where = _Root(root, Writer(check_role(scope) if scope else None, session))
-    server = MCPServer(
-        name="rolebook",
-        version=__version__,
-        instructions="Per-role memory. " + PROTOCOL.replace("`rolebook ", "`").replace("\n", " "),
-    )
+
+    def who(role: str | None) -> str:
+        """The role a tool acts for: the one given, else the server's scope."""
+        if role:
+            return role
+        if scope:
+            return scope
+        raise ToolError("say which role: pass role (e.g. coder), or start the server with --as ROLE")
+
+    server = MCPServer(name="rolebook", version=__version__, instructions=instructions(scope))
     tool_errors = _errors(ToolError)
     resource_errors = _errors(ResourceError)
 
     @server.tool(annotations=READ_ONLY)
     @tool_errors
     async def read(
-        role: Role,
+        role: Role = None,
         task: Annotated[str | None, Field(description="What you are about to do: adds relevant memory.")] = None,
         budget: Annotated[int, Field(ge=50, le=20000, description="Token budget of the task hits.")] = 500,
         ctx: Context[Any, Any] | None = None,
     ) -> CallToolResult:
         """Session start: the role's notebook as it is, then at most 5 alerts (and, with task, relevant memory)."""
-        started = (await where.session(ctx)).start(role, task, budget)
+        started = (await where.session(ctx)).start(who(role), task, budget)
+        started = replace(started, read=replace(started.read, alerts=[for_mcp(a) for a in started.read.alerts]))
         for warning in started.found.warnings if started.found else ():
             sys.stderr.write(f"rolebook mcp: warning: {warning}\n")
         return _result(started.render().decode("utf-8", errors="replace"), started.to_dict())
@@ -134,7 +177,7 @@ def build(root: Path | None = None, scope: str | None = None, session: str | Non
     @server.tool(annotations=WRITES)
     @tool_errors
     async def update(
-        role: Role,
+        role: Role = None,
         mistakes: Annotated[list[str], Field(description="Mistakes, each with what to do instead.")] = [],  # noqa: B006
         learnings: Annotated[list[str], Field(description="Things learned that will save time.")] = [],  # noqa: B006
         feedback: Annotated[list[str], Field(description="Feedback from people, quoted.")] = [],  # noqa: B006
@@ -146,7 +189,7 @@ def build(root: Path | None = None, scope: str | None = None, session: str | Non
         memory = await where.session(ctx)
         day = check_date(date) if date else dt.date.today().isoformat()
         entries = memory.entries(day, mistakes=mistakes, learnings=learnings, feedback=feedback, session_log=log)
-        recorded = memory.end(role, entries, [*mistakes, *learnings, *feedback, *log])
+        recorded = memory.end(who(role), entries, [*mistakes, *learnings, *feedback, *log])
         kinds = list(recorded.redacted)
         lines = recorded.lines() + ([f"redacted before writing: {', '.join(kinds)}"] if kinds else [])
         lines += [f"warning: {w}" for w in (*recorded.result.warnings, *recorded.warnings)]
@@ -191,13 +234,14 @@ def build(root: Path | None = None, scope: str | None = None, session: str | Non
     @server.tool(annotations=WRITES)
     @tool_errors
     async def store(
-        role: Role,
         category: Annotated[str, Field(description="A long-term category, e.g. rejected_designs.")],
         text: Annotated[str, Field(description="The item.")],
+        role: Role = None,
         tags: Annotated[list[str], Field(description="Tags.")] = [],  # noqa: B006
         ctx: Context[Any, Any] | None = None,
     ) -> CallToolResult:
         """Keep an item in long-term memory; an equal item already there is returned instead."""
+        role = who(role)
         result = (await where.session(ctx)).store(role, category, text, tags)
         kinds = redactions(text)
         if result.record is not None:
@@ -215,9 +259,9 @@ def build(root: Path | None = None, scope: str | None = None, session: str | Non
     @server.tool(annotations=WRITES)
     @tool_errors
     async def log(
-        role: Role,
         type: Annotated[str, Field(description="error, success or pattern.")],
         lesson: Annotated[str, Field(description="What was learned.")],
+        role: Role = None,
         context: Annotated[str, Field(description="What was being attempted.")] = "",
         command: Annotated[str, Field(description="The exact command, if any.")] = "",
         outcome: Annotated[str | None, Field(description="k/n: worked k times in n.")] = None,
@@ -225,6 +269,7 @@ def build(root: Path | None = None, scope: str | None = None, session: str | Non
         ctx: Context[Any, Any] | None = None,
     ) -> CallToolResult:
         """Log an experience event; outcomes of one context hash add up to a success rate."""
+        role = who(role)
         record = (await where.session(ctx)).log(role, type, lesson, context, command, outcome, tags)
         kinds = redactions(lesson, context, command)
         note = f" (redacted: {', '.join(kinds)})" if kinds else ""
@@ -280,7 +325,7 @@ def build(root: Path | None = None, scope: str | None = None, session: str | Non
     @server.prompt()
     def memory_protocol(role: str) -> str:
         """The memory protocol: read at start, search before repeating work, update at the end."""
-        return PROTOCOL.replace("ROLE", role)
+        return instructions(role)
 
     return server
 

@@ -82,7 +82,10 @@ def test_integrate_writes_parseable_config_keeping_the_users_keys_and_is_idempot
     elif agent == "gemini":
         data = json.loads((tmp_path / ".gemini/settings.json").read_text())
         assert data["theme"] == "Dracula" and set(data["mcpServers"]) == {"git", "rolebook"}
-        assert (tmp_path / "GEMINI.md").read_text() == "@agents/state/PROTOCOL.md\n"
+        # Gemini is told its role nowhere else: the protocol is pasted with it filled in
+        gemini_md = (tmp_path / "GEMINI.md").read_text()
+        assert gemini_md.startswith("<!-- rolebook:protocol:start -->\n") and "rolebook read coder" in gemini_md
+        assert "ROLE" not in gemini_md
     elif agent == "copilot":
         entry = json.loads((tmp_path / ".mcp.json").read_text())["mcpServers"]["rolebook"]
         assert entry == {"type": "stdio", "command": "rolebook", "args": ["--as", "coder", "mcp"], "tools": ["*"]}

@@ -96,7 +96,8 @@ def test_every_tool_answers_with_text_and_structured_content(tmp_path: Path) -> 
         assert isinstance(notebook.contents[0], t.TextResourceContents)
         assert "## Mistakes" in notebook.contents[0].text
         prompt = await c.get_prompt("memory_protocol", {"role": "qa"})
-        assert "rolebook read qa" in str(prompt.messages[0].content)
+        said = str(prompt.messages[0].content)
+        assert "You work as the qa role" in said and "call `read`" in said and "--mistake" not in said
 
     run(tmp_path, body)
 
@@ -209,5 +210,36 @@ def test_promote_review_text_keeps_to_its_budget(tmp_path: Path) -> None:
         assert len(text(r)) <= 100 * 4 + len(lines[-1]) + 1
         assert lines[-1] == f"{len(lines) - 1} of 12 candidates shown; raise budget, or see the structured content"
         assert r.structured_content is not None and len(r.structured_content["candidates"]) == 12
+
+    run(tmp_path, body)
+
+
+def test_a_scoped_server_names_the_role_defaults_to_it_and_alerts_name_mcp_tools(tmp_path: Path) -> None:
+    async def body(c: Client) -> None:
+        said = c.instructions or ""
+        assert "You work as the coder role" in said and "`update`" in said and "rolebook read" not in said
+        for day in ("2026-01-05", "2026-02-05", "2026-03-05"):
+            r = await c.call_tool("update", {"mistakes": ["pushed to main without running the tests"], "date": day})
+            assert not r.is_error, text(r)
+        r = await c.call_tool("read", {})
+        assert not r.is_error and "the promote_review tool reviews them" in text(r) and "`rolebook" not in text(r)
+
+    run(tmp_path, body, scope="coder")
+
+
+def test_the_instructions_name_tools_and_parameters_not_cli_flags() -> None:
+    from rolebook.agents.mcp_server import instructions
+
+    for role in ("coder", None):
+        said = instructions(role)
+        assert "`read`" in said and "`update`" in said and "`mistakes`" in said and "`promote_review`" in said
+        assert "--" not in said and "rolebook read" not in said and "ROLE" not in said
+    assert "You work as the coder role" in instructions("coder")
+
+
+def test_an_unscoped_server_asks_which_role(tmp_path: Path) -> None:
+    async def body(c: Client) -> None:
+        r = await c.call_tool("update", {"learnings": ["x"]})
+        assert r.is_error and "say which role" in text(r)
 
     run(tmp_path, body)
