@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Annotated, Any, ParamSpec, TypeVar
 from urllib.parse import unquote, urlparse
 
+import anyio
 from mcp import MCPDeprecationWarning
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError, ToolError
@@ -81,12 +82,21 @@ class _Root:
         self.root = root
         self.writer = writer
         self.from_client: Path | None = None
+        self.asked = False  # the client is asked for its roots once per connection
 
     async def session(self, ctx: Context[Any, Any] | None) -> Session:
-        if self.from_client is None and ctx is not None:
-            self.from_client = await _client_root(ctx)
+        if not self.asked and ctx is not None:
+            self.asked = True  # whatever the answer, or none: remembered
+            with anyio.move_on_after(ROOTS_TIMEOUT) as waited:
+                self.from_client = await _client_root(ctx)
+            if waited.cancelled_caught:
+                sys.stderr.write(f"rolebook mcp: no answer to roots/list in {ROOTS_TIMEOUT:.0f}s; using --root\n")
         root = self.from_client or (self.root.absolute() if self.root else find_root())
         return open_session(load_config(root), self.writer)
+
+
+#: How long the server waits for a client that offers roots to list them.
+ROOTS_TIMEOUT = 3.0
 
 
 async def _client_root(ctx: Context[Any, Any]) -> Path | None:
@@ -312,14 +322,15 @@ def build(root: Path | None = None, scope: str | None = None, session: str | Non
 
     @server.resource("rolebook://notebook/{role}", mime_type="text/markdown")
     @resource_errors
-    async def notebook(role: str) -> str:
+    async def notebook(role: str, ctx: Context[Any, Any]) -> str:
         """A role's notebook, as it is on disk."""
-        return (await where.session(None)).start(role).read.data.decode("utf-8", errors="replace")
+        return (await where.session(ctx)).start(role).read.data.decode("utf-8", errors="replace")
 
     @server.resource("rolebook://rules", mime_type="text/markdown")
     @resource_errors
     async def rules() -> str:
-        """The rules rolebook manages, one line each."""
+        """The rules rolebook manages, one line each (in the client's root once a call has
+        resolved it: a static resource gets no context to ask with)."""
         return "".join(r.line() + "\n" for r in (await where.session(None)).rules())
 
     @server.prompt()

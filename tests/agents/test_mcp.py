@@ -10,6 +10,7 @@ from typing import Any
 
 import anyio
 import mcp.types as t
+import pytest
 from mcp import Client, StdioServerParameters
 from rolebook.agents.mcp_server import build
 from rolebook.notebook.archive import ArchiveRecord, read_records
@@ -243,3 +244,43 @@ def test_an_unscoped_server_asks_which_role(tmp_path: Path) -> None:
         assert r.is_error and "say which role" in text(r)
 
     run(tmp_path, body)
+
+
+def test_a_client_that_never_answers_roots_does_not_hang_calls_and_is_asked_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from rolebook.agents import mcp_server
+
+    monkeypatch.setattr(mcp_server, "ROOTS_TIMEOUT", 0.5)
+    asked = []
+
+    async def silent(ctx: Any) -> t.ListRootsResult:
+        asked.append(1)
+        await anyio.sleep(3600)
+        raise AssertionError("unreachable")
+
+    async def body(c: Client) -> None:
+        with anyio.fail_after(10):
+            for n in range(3):
+                r = await c.call_tool("update", {"role": "coder", "learnings": [f"lesson {n}"]})
+                assert not r.is_error
+
+    run(tmp_path, body, list_roots_callback=silent, mode="legacy")
+    assert asked == [1]
+    assert len(parse(Layout.default(tmp_path).notebook_path("coder").read_text()).entries()) == 3
+
+
+def test_a_resource_read_first_is_answered_from_the_clients_root(tmp_path: Path) -> None:
+    workspace = tmp_path / "workspace"
+    (workspace / "agents/state/memory").mkdir(parents=True)
+    (workspace / "agents/state/memory/coder.md").write_text("# coder notebook\n\n## Learnings\n- [2026-01-01] here\n")
+
+    async def roots(ctx: Any) -> t.ListRootsResult:
+        return t.ListRootsResult(roots=[t.Root(uri=workspace.as_uri(), name="ws")])
+
+    async def body(c: Client) -> None:
+        notebook = await c.read_resource("rolebook://notebook/coder")
+        assert isinstance(notebook.contents[0], t.TextResourceContents)
+        assert "here" in notebook.contents[0].text
+
+    run(tmp_path / "elsewhere", body, list_roots_callback=roots, mode="legacy")
