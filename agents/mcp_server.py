@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 import functools
+import json
 import re
 import sys
 import warnings
@@ -40,17 +41,30 @@ P = ParamSpec("P")
 R = TypeVar("R")
 
 
-def _within(lines: list[str], budget: int, what: str) -> str:
-    """As many lines as fit in `budget` tokens (characters / 4), then what was left off."""
-    room, kept = budget * 4, []
-    for line in lines:
-        if len(line) + 1 > room:
+def _fit(
+    lines: list[str], items: list[dict[str, Any]], budget: int, what: str, total: int | None = None
+) -> tuple[str, list[dict[str, Any]]]:
+    """The first n lines as text and the same n items as structured content, n as large as
+    lets both together stay within `budget` tokens (characters / 4): Claude Code and Codex
+    show the model the structured content, Copilot shows both. A last line says what was cut."""
+    room = budget * 4
+    total = len(lines) if total is None else total
+    n, used = 0, 2  # the brackets of the list
+    for line, item in zip(lines, items, strict=True):
+        cost = len(line) + 1 + len(json.dumps(item, ensure_ascii=False)) + 2
+        if used + cost > room:
             break
-        kept.append(line)
-        room -= len(line) + 1
-    if len(kept) < len(lines):
-        kept.append(f"{len(kept)} of {len(lines)} {what} shown; raise budget, or see the structured content")
-    return "\n".join(kept)
+        n, used = n + 1, used + cost
+    shown = lines[:n]
+    if n < total:
+        shown.append(f"{n} of {total} {what} shown; refine, or raise budget")
+    return "\n".join(shown), items[:n]
+
+
+def _hit(hit: Any) -> dict[str, Any]:
+    """A hit as structured content: what its line shows, no copy of its archive record."""
+    out = {k: v for k, v in hit.to_dict().items() if k in ("id", "role", "section", "status", "date", "text", "count")}
+    return out
 
 
 def _result(text: str, data: dict[str, Any]) -> CallToolResult:
@@ -180,9 +194,18 @@ def build(root: Path | None = None, scope: str | None = None, session: str | Non
         """Session start: the role's notebook as it is, then at most 5 alerts (and, with task, relevant memory)."""
         started = (await where.session(ctx)).start(who(role), task, budget)
         started = replace(started, read=replace(started.read, alerts=[for_mcp(a) for a in started.read.alerts]))
-        for warning in started.found.warnings if started.found else ():
-            sys.stderr.write(f"rolebook mcp: warning: {warning}\n")
-        return _result(started.render().decode("utf-8", errors="replace"), started.to_dict())
+        notebook = replace(started, found=None)
+        text = notebook.render().decode("utf-8", errors="replace")
+        data = notebook.to_dict()
+        if started.found is not None:
+            found = started.found
+            for warning in found.warnings:
+                sys.stderr.write(f"rolebook mcp: warning: {warning}\n")
+            hits_text, hits = _fit([h.line() for h in found.hits], [_hit(h) for h in found.hits], budget, "hits")
+            if hits_text:
+                text += "\nrolebook: from memory, for this task:\n" + hits_text + "\n"
+            data["task"] = {"query": task, "total": found.total, "hits": hits}
+        return _result(text, data)
 
     @server.tool(annotations=WRITES)
     @tool_errors
@@ -220,7 +243,7 @@ def build(root: Path | None = None, scope: str | None = None, session: str | Non
         ctx: Context[Any, Any] | None = None,
     ) -> CallToolResult:
         """Search everything the roles remember: one line a hit, `[date] role/section: text #id`."""
-        from rolebook.notebook import Query, render_hits
+        from rolebook.notebook import Query
 
         q = Query(
             query,
@@ -236,10 +259,8 @@ def build(root: Path | None = None, scope: str | None = None, session: str | Non
         found = (await where.session(ctx)).search(q)
         for warning in found.warnings:
             sys.stderr.write(f"rolebook mcp: warning: {warning}\n")
-        lines = render_hits(found, budget) or ["no match"]
-        return _result(
-            "\n".join(lines), {"query": query, "total": found.total, "hits": [h.to_dict() for h in found.hits]}
-        )
+        text, hits = _fit([h.line() for h in found.hits], [_hit(h) for h in found.hits], budget, "hits", found.total)
+        return _result(text or "no match", {"query": query, "total": found.total, "hits": hits})
 
     @server.tool(annotations=WRITES)
     @tool_errors
@@ -303,8 +324,8 @@ def build(root: Path | None = None, scope: str | None = None, session: str | Non
         found = memory.candidates(role, min_dates)
         rules = [memory.rule_report(r) for r in memory.rules(role)]
         lines = [f"{c.id} {c.role}: {c.count} incidents on {len(c.dates)} dates -> {c.rule().line()}" for c in found]
-        text = _within(lines, budget, "candidates") if lines else "nothing to promote"
-        return _result(text, {"candidates": [c.to_dict() for c in found], "rules": rules})
+        text, shown = _fit(lines, [c.to_dict() for c in found], budget, "candidates")
+        return _result(text or "nothing to promote", {"candidates": shown, "total": len(found), "rules": rules})
 
     @server.tool(annotations=WRITES)
     @tool_errors

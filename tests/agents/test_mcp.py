@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from collections.abc import Awaitable, Callable
@@ -206,11 +207,16 @@ def test_promote_review_text_keeps_to_its_budget(tmp_path: Path) -> None:
                         "mistakes": [f"subsystem{n} crashed on startup because config{n} was missing"],
                     },
                 )
-        r = await c.call_tool("promote_review", {"budget": 100})
+        r = await c.call_tool("promote_review", {"budget": 200})
         lines = text(r).splitlines()
-        assert len(text(r)) <= 100 * 4 + len(lines[-1]) + 1
-        assert lines[-1] == f"{len(lines) - 1} of 12 candidates shown; raise budget, or see the structured content"
-        assert r.structured_content is not None and len(r.structured_content["candidates"]) == 12
+        shown = len(lines) - 1
+        assert lines[-1] == f"{shown} of 12 candidates shown; refine, or raise budget" and shown >= 1
+        # the structured content carries what the text shows, no more (Claude Code and Codex
+        # show the model only it), and the two together keep to the budget (Copilot shows both)
+        assert r.structured_content is not None and r.structured_content["total"] == 12
+        candidates = r.structured_content["candidates"]
+        assert [c["id"] for c in candidates] == [line.split()[0] for line in lines[:-1]]
+        assert len(text(r)) - len(lines[-1]) + len(json.dumps(candidates)) <= 200 * 4
 
     run(tmp_path, body)
 
@@ -284,3 +290,20 @@ def test_a_resource_read_first_is_answered_from_the_clients_root(tmp_path: Path)
         assert "here" in notebook.contents[0].text
 
     run(tmp_path / "elsewhere", body, list_roots_callback=roots, mode="legacy")
+
+
+def test_search_keeps_text_and_structured_content_together_within_the_budget(tmp_path: Path) -> None:
+    async def body(c: Client) -> None:
+        for n in range(40):
+            await c.call_tool(
+                "store", {"role": "coder", "category": "notes", "text": f"npm cache note {n} " + "x" * 80}
+            )
+        r = await c.call_tool("search", {"query": "npm cache", "limit": 100, "budget": 100})
+        assert r.structured_content is not None
+        hits = r.structured_content["hits"]
+        lines = text(r).splitlines()
+        assert len(hits) == len(lines) - 1 >= 1 and lines[-1].endswith("hits shown; refine, or raise budget")
+        assert all("record" not in h for h in hits)
+        assert len(text(r)) - len(lines[-1]) + len(json.dumps(hits)) <= 100 * 4
+
+    run(tmp_path, body)
