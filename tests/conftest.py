@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -38,6 +39,9 @@ def _no_ambient_rolebook_env(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: 
     # agents/state/ in /tmp (or wherever pytest puts its temp folders) changes nothing
     monkeypatch.setenv("ROLEBOOK_CEILING", str(tmp_path_factory.getbasetemp()))
     monkeypatch.setenv("HOME", str(tmp_path_factory.getbasetemp() / "home"))
+    # the rolebook beside this Python comes first on PATH: integrate then writes a bare
+    # `rolebook`, as it does for a user whose PATH leads to the installation they run
+    monkeypatch.setenv("PATH", f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}")
     # the keyword paths are what these tests pin down; tests/semantic asks for meaning itself
     monkeypatch.setenv("ROLEBOOK_SEARCH_MODE", "keyword")
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from rolebook.notebook import InputError
 
-from .common import Planned, ensure_block, protocol_for, read
+from .common import Planned, command, ensure_block, protocol_for, read
 
 
 def plan(root: Path, role: str | None) -> list[Planned]:
@@ -24,7 +24,7 @@ def plan(root: Path, role: str | None) -> list[Planned]:
         config = Planned(path, before, before or "", "MCP server")
     else:
         # appended as text, so the user's comments and layout stay as they are
-        table = f'[mcp_servers.rolebook]\ncommand = "rolebook"\nargs = {json.dumps(args)}\n'
+        table = f"[mcp_servers.rolebook]\ncommand = {json.dumps(command())}\nargs = {json.dumps(args)}\n"
         text = before or ""
         sep = "" if not text else ("\n" if text.endswith("\n") else "\n\n")
         config = Planned(path, before, text + sep + table, "MCP server")

@@ -68,10 +68,28 @@ def _indent(text: str) -> int:
     return len(match.group(1)) if match else 2
 
 
+def command() -> str:
+    """How the agent CLI should start rolebook: `rolebook` when that, on PATH, is this very
+    installation (the files are shared through git, and paths differ from machine to
+    machine), else this installation's absolute path, which works wherever the agent's
+    PATH leads (a venv that is not on it: the MCP server would not connect and the hooks
+    would fail, silently)."""
+    import shutil
+    import sys
+
+    here = Path(sys.executable).parent / ("rolebook.exe" if sys.platform == "win32" else "rolebook")
+    found = shutil.which("rolebook")
+    if not here.exists():
+        return found or "rolebook"
+    if found is not None and Path(found).resolve() == here.resolve():
+        return "rolebook"
+    return str(here)
+
+
 def mcp_entry(role: str | None, **extra: Any) -> dict[str, Any]:
     """The MCP server entry: `rolebook mcp`, scoped to the role when one is given."""
     args = ["--as", role, "mcp"] if role else ["mcp"]
-    return {**extra, "command": "rolebook", "args": args}
+    return {**extra, "command": command(), "args": args}
 
 
 def set_mcp_server(key: str, entry: dict[str, Any]) -> Callable[[dict[str, Any]], None]:

@@ -326,3 +326,21 @@ def test_hooks_outside_a_rolebook_project_say_so_once_and_write_nothing(tmp_path
         assert done.returncode == 0 and done.stdout == ""
         assert done.stderr.count("\n") == 1 and "no rolebook project at" in done.stderr
     assert list(tmp_path.iterdir()) == []
+
+
+def test_integrate_writes_this_installations_path_when_path_leads_elsewhere(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    here = str(Path(sys.executable).parent / "rolebook")
+    rb(tmp_path, "init", "coder")
+    assert rb(tmp_path, "integrate", "claude", "--role", "coder")[0] == 0
+    settings = tmp_path / ".claude/settings.json"
+    assert "rolebook hook stop --role coder" in settings.read_text()
+    monkeypatch.setenv("PATH", str(tmp_path / "empty"))  # the agent's PATH has no rolebook
+    assert rb(tmp_path, "integrate", "claude", "--role", "coder")[0] == 0
+    data = json.loads(settings.read_text())
+    stops = [h["command"] for g in data["hooks"]["Stop"] for h in g["hooks"]]
+    assert stops == [f"{here} hook stop --role coder"]  # updated in place, not added twice
+    assert json.loads((tmp_path / ".mcp.json").read_text())["mcpServers"]["rolebook"]["command"] == here
+    rb(tmp_path, "integrate", "codex", "--role", "coder")
+    assert tomllib.loads((tmp_path / ".codex/config.toml").read_text())["mcp_servers"]["rolebook"]["command"] == here
