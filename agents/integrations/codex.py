@@ -3,11 +3,11 @@ in trusted projects), and the protocol pasted into AGENTS.md (Codex has no @-imp
 
 from __future__ import annotations
 
-import json
 import tomllib
 from pathlib import Path
 
 from rolebook.notebook import InputError
+from tomlkit.items import InlineTable
 
 from .common import Planned, command, ensure_block, protocol_for, read
 
@@ -15,17 +15,45 @@ from .common import Planned, command, ensure_block, protocol_for, read
 def plan(root: Path, role: str | None) -> list[Planned]:
     path = root / ".codex/config.toml"
     before = read(path)
+    return [
+        Planned(path, before, _with_server(path, before or "", role), "MCP server"),
+        ensure_block(root / "AGENTS.md", protocol_for(role), "memory protocol"),
+    ]
+
+
+def _with_server(path: Path, text: str, role: str | None) -> str:
+    """The config with rolebook's MCP server set, every other byte as it was (tomlkit edits
+    in place: comments, order, inline or standard tables), parsed back by tomllib, the
+    parser Codex's own rules follow, before it may be written.
+
+    Raises:
+        InputError: the file, or what the edit would make of it, is not valid TOML.
+    """
+    import tomlkit
+    from tomlkit.exceptions import TOMLKitError
+
     try:
-        data = tomllib.loads(before or "")
-    except tomllib.TOMLDecodeError as exc:
+        tomllib.loads(text)
+        doc = tomlkit.parse(text)
+    except (tomllib.TOMLDecodeError, TOMLKitError) as exc:
         raise InputError(f"not valid TOML ({exc}); rolebook will not edit it", path) from None
-    args = ["--as", role, "mcp"] if role else ["mcp"]
-    if "rolebook" in (data.get("mcp_servers") or {}):
-        config = Planned(path, before, before or "", "MCP server")
+    servers = doc.get("mcp_servers")
+    if servers is None:
+        servers = doc["mcp_servers"] = tomlkit.table(is_super_table=True)
+    if not isinstance(servers, dict):
+        raise InputError("mcp_servers is not a table; rolebook will not edit it", path)
+    entry = {"command": command(), "args": ["--as", role, "mcp"] if role else ["mcp"]}
+    current = servers.get("rolebook")
+    if isinstance(current, dict):
+        for key, value in entry.items():  # updated in place, its other keys (env, ...) kept
+            current[key] = value
     else:
-        # appended as text, so the user's comments and layout stay as they are
-        table = f"[mcp_servers.rolebook]\ncommand = {json.dumps(command())}\nargs = {json.dumps(args)}\n"
-        text = before or ""
-        sep = "" if not text else ("\n" if text.endswith("\n") else "\n\n")
-        config = Planned(path, before, text + sep + table, "MCP server")
-    return [config, ensure_block(root / "AGENTS.md", protocol_for(role), "memory protocol")]
+        table = tomlkit.inline_table() if isinstance(servers, InlineTable) else tomlkit.table()
+        table.update(entry)
+        servers["rolebook"] = table
+    after = tomlkit.dumps(doc)
+    try:
+        tomllib.loads(after)
+    except tomllib.TOMLDecodeError as exc:  # pragma: no cover - a tomlkit bug; never written
+        raise InputError(f"the edit would not be valid TOML ({exc}); nothing was written", path) from None
+    return after

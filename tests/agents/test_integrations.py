@@ -344,3 +344,24 @@ def test_integrate_writes_this_installations_path_when_path_leads_elsewhere(
     assert json.loads((tmp_path / ".mcp.json").read_text())["mcpServers"]["rolebook"]["command"] == here
     rb(tmp_path, "integrate", "codex", "--role", "coder")
     assert tomllib.loads((tmp_path / ".codex/config.toml").read_text())["mcp_servers"]["rolebook"]["command"] == here
+
+
+def test_integrate_codex_edits_inline_and_existing_tables_into_toml_codex_loads(tmp_path: Path) -> None:
+    config = tmp_path / ".codex/config.toml"
+    config.parent.mkdir()
+    config.write_text('# mine\nmodel = "o4"\nmcp_servers = { other = { command = "y" } }\n')
+    assert rb(tmp_path, "integrate", "codex", "--role", "coder")[0] == 0
+    text = config.read_text()
+    data = tomllib.loads(text)  # it used to append a [mcp_servers.rolebook] table: invalid TOML
+    assert text.startswith('# mine\nmodel = "o4"\n')
+    assert data["mcp_servers"]["other"] == {"command": "y"}
+    assert data["mcp_servers"]["rolebook"] == {"command": "rolebook", "args": ["--as", "coder", "mcp"]}
+    config.write_text('[mcp_servers.rolebook] # ours\ncommand = "rolebook"\nargs = ["mcp"]\nenv = { A = "1" }\n')
+    assert rb(tmp_path, "integrate", "codex", "--role", "qa")[0] == 0
+    text = config.read_text()
+    assert "# ours" in text
+    assert tomllib.loads(text)["mcp_servers"]["rolebook"] == {
+        "command": "rolebook",
+        "args": ["--as", "qa", "mcp"],
+        "env": {"A": "1"},
+    }
