@@ -7,9 +7,12 @@ import sys
 from typing import TYPE_CHECKING, Annotated
 
 import typer
+from rolebook.notebook import InputError, check_role
 
 if TYPE_CHECKING:
     from rolebook.notebook import Entry
+
+    from .integrations import Planned
 
 from .cli_app import JsonOpt, _errors, _globals, _print_json, _read_input, _search_warnings, _warn, app
 from .config import find_root
@@ -20,6 +23,12 @@ from .config import find_root
 def init_cmd(
     ctx: typer.Context,
     roles: Annotated[list[str] | None, typer.Argument(help="Roles to create notebooks for.")] = None,
+    agent: Annotated[
+        str | None,
+        typer.Option(
+            "--agent", help="Also wire rolebook into this agent CLI, as `integrate` does (one role): claude, codex, ..."
+        ),
+    ] = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Set up rolebook in this project; run it again any time, it changes nothing twice.
@@ -27,24 +36,43 @@ def init_cmd(
     Writes rolebook.yaml, a notebook and an archive per role, agents/state/PROTOCOL.md
     (the memory protocol for your CLAUDE.md / AGENTS.md to @-import), a merge=union
     line in .gitattributes for archives and a .gitignore line for the derived folder.
+    With --agent, also what `rolebook integrate AGENT --role ROLE` writes.
 
     \b
-    Example:  rolebook init coder designer qa
+    Example:  rolebook init coder --agent claude
     """
     from .scaffold import init
 
     g = _globals(ctx)
     root = g.root.absolute() if g.root else find_root()
+    edits: list[Planned] = []
+    if agent is not None:  # planned before anything is written: a file it cannot edit stops both
+        from .integrations import AGENTS, plan
+
+        if agent not in AGENTS:
+            raise InputError(f"unknown agent {agent!r} (one of: {', '.join(AGENTS)})")
+        if len(roles or []) != 1:
+            raise InputError(
+                "--agent wires one role into an agent CLI: name exactly one, e.g. init coder --agent claude"
+            )
+        edits = plan(agent, root, check_role((roles or [])[0]))
     result = init(root, roles or [])
+    planned: list[Planned] = []
+    if edits:
+        from .integrations import apply
+
+        planned = apply(edits)
     if as_json:
-        _print_json(result.to_dict())
+        _print_json({**result.to_dict(), "integrated": [str(p.path) for p in planned]})
         return
     print(f"rolebook root: {root}")
     for path in result.created:
         print(f"created {path}")
     for path in result.updated:
         print(f"updated {path}")
-    if not result.created and not result.updated:
+    for p in planned:
+        print(f"{'created' if p.before is None else 'updated'} {p.path.relative_to(root)}: {p.what}")
+    if not result.created and not result.updated and not planned:
         print(f"rolebook is set up in {root}: nothing to do")
 
 
