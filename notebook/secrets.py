@@ -14,23 +14,44 @@ from typing import Any
 _SECRETS = [
     (
         "private-key",
-        re.compile(r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----.*?(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|\Z)", re.DOTALL),
+        re.compile(
+            r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----.*?(?:-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|\Z)",
+            re.DOTALL,
+        ),
     ),
     ("aws-access-key", re.compile(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b")),
     ("github-token", re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{22,})")),
+    ("gitlab-token", re.compile(r"\bgl(?:pat|dt|ptt|rt)-[A-Za-z0-9_-]{20,}")),
     ("anthropic-key", re.compile(r"\bsk-ant-[A-Za-z0-9_-]{20,}")),
     ("openai-key", re.compile(r"\bsk-(?:proj-|svcacct-)?[A-Za-z0-9_-]{20,}")),
     ("stripe-key", re.compile(r"\b[sr]k_(?:live|test)_[A-Za-z0-9]{16,}")),
     ("slack-token", re.compile(r"\bxox[abposr]-[A-Za-z0-9-]{10,}")),
     ("google-api-key", re.compile(r"\bAIza[0-9A-Za-z_-]{35}")),
+    ("npm-token", re.compile(r"\bnpm_[A-Za-z0-9]{36}\b")),
+    ("pypi-token", re.compile(r"\bpypi-AgE[A-Za-z0-9_-]{50,}")),
+    ("huggingface-token", re.compile(r"\bhf_[A-Za-z]{30,}\b")),
+    ("sendgrid-key", re.compile(r"\bSG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}")),
+    ("shopify-token", re.compile(r"\bshp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}\b")),
+    ("digitalocean-token", re.compile(r"\bdo[opr]_v1_[a-f0-9]{64}\b")),
+    (
+        "webhook-url",
+        re.compile(r"https://(?:hooks\.slack\.com/(?:services|workflows)|discord(?:app)?\.com/api/webhooks)/\S+"),
+    ),
     ("jwt", re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}")),
     ("bearer-token", re.compile(r"(?i)(\bbearer\s+)(?!\[REDACTED)[A-Za-z0-9._~+/=-]{16,}")),
-    ("url-password", re.compile(r"(\b[a-z][a-z0-9+.-]*://[^/\s:@]+:)(?!\[REDACTED)[^@\s/]+(?=@)")),
+    (
+        "basic-auth",
+        re.compile(r"(?i)(\b(?:proxy-)?authorization\s*[:=]\s*basic\s+)(?!\[REDACTED)[A-Za-z0-9+/]{8,}={0,2}"),
+    ),
+    # the password may hold '/' (and anything but '@' and space): the scheme and user fix where it starts
+    ("url-password", re.compile(r"(\b[a-z][a-z0-9+.-]*://[^/\s:@]+:)(?!\[REDACTED)[^@\s]+(?=@)")),
     (
         "password",
+        # key = value, key: value, "key": "value" (JSON), AWS_SECRET_ACCESS_KEY=..., AccountKey=...
         re.compile(
-            r"(?i)(\b[\w-]*?(?:password|passwd|pwd|secret|api[_-]?key|access[_-]?token|auth[_-]?token)\s*[:=]\s*)"
-            r"(?!\[REDACTED)['\"]?[^\s'\"]{6,}['\"]?"
+            r"(?i)(\b[\w-]*?(?:password|passwd|pwd|secret|api[_-]?key|access[_-]?token|auth[_-]?token|accountkey"
+            r"|private[_-]?key)[\w-]*['\"]?\s*[:=]\s*)"
+            r"(?!\[REDACTED)['\"]?[^\s'\",}]{6,}['\"]?"
         ),
     ),
 ]

@@ -529,3 +529,42 @@ def test_invisible_characters_are_taken_out_of_entries_and_escapes_out_of_search
     notebook.write_text(notebook.read_text().replace("payusd now", "typed \x1b[31mred\x1b[0m by hand"))
     code, out, _ = rb(tmp_path, "search", "typed hand")
     assert code == 0 and "\x1b" not in out and "\\u001b[31mred" in out
+
+
+MORE_SECRETS = [
+    ("aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", "wJalrXUtnFEMI/K7MDENG"),
+    ('{"password": "hunter2hunter2", "user": "x"}', "hunter2hunter2"),
+    ("postgres://admin:p4ss/w0rd@db.internal/prod", "p4ss/w0rd"),
+    ("https://hooks.slack.com/services/T0000/B0000/XXXXXXXXXXXXXXXX", "XXXXXXXXXXXXXXXX"),
+    ("https://discord.com/api/webhooks/123456/abcdefABCDEFghij", "abcdefABCDEFghij"),
+    (
+        "-----BEGIN PGP PRIVATE KEY BLOCK----- lQOYBF0secretbody -----END PGP PRIVATE KEY BLOCK-----",
+        "lQOYBF0secretbody",
+    ),
+    ("curl -H 'Authorization: Basic dXNlcjpwYXNzd29yZA=='", "dXNlcjpwYXNzd29yZA"),
+    ("glpat-" + "x1Y2z3" * 4, "x1Y2z3x1Y2z3"),
+    ("npm_" + "a1B2c3D4e5" * 3 + "abcdef", "a1B2c3D4e5a1B2c3D4e5"),
+    ("hf_" + "AbCdEfGhIj" * 3 + "klmn", "AbCdEfGhIjAbCdEfGhIj"),
+    ("SG." + "a1" * 11 + "." + "b2" * 21, "a1a1a1a1a1a1a1a1a1a1a1"),
+    ("AccountName=x;AccountKey=Zm9vYmFyYmF6cXV4MTIzNDU2Nzg5MA==;", "Zm9vYmFyYmF6cXV4MTIzNDU2Nzg5MA"),
+    ("pypi-AgEIcHlwaS5vcmc" + "Q" * 60, "QQQQQQQQQQQQQQQQQQQQ"),
+    ("shpat_" + "a1" * 16, "a1a1a1a1a1a1a1a1"),
+    ("dop_v1_" + "ab" * 32, "abababababababababab"),
+]
+
+
+@pytest.mark.parametrize(("text", "secret"), MORE_SECRETS)
+def test_more_secret_shapes_are_redacted_in_every_file(tmp_path: Path, text: str, secret: str) -> None:
+    assert rb(tmp_path, "update", "coder", "-l", f"pasted {text} by mistake")[0] == 0
+    assert rb(tmp_path, "store", "coder", "notes", f"kept {text}")[0] == 0
+    for path in tmp_path.rglob("*"):
+        if path.is_file():
+            assert secret.encode() not in path.read_bytes(), path
+
+
+def test_plain_words_next_to_secret_keywords_are_not_redacted(tmp_path: Path) -> None:
+    texts = ("a basic understanding of the password policy", "the bearer of bad news is a basic authorization")
+    for text in texts:
+        assert rb(tmp_path, "update", "coder", "-l", text)[0] == 0
+    notebook = (tmp_path / NOTEBOOK).read_text()
+    assert all(text in notebook for text in texts) and "REDACTED" not in notebook
