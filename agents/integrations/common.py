@@ -44,15 +44,25 @@ def read(path: Path) -> str | None:
         raise InputError("not UTF-8 text; rolebook will not edit it", path) from exc
 
 
-def json_edit(path: Path, what: str, change: Callable[[dict[str, Any]], None]) -> Planned:
-    """Merge into a JSON object file, keeping every other key (and the file's indent)."""
+def json_edit(
+    path: Path, what: str, change: Callable[[dict[str, Any]], None], comments: tuple[str, str] | None = None
+) -> Planned:
+    """Merge into a JSON object file, keeping every other key (and the file's indent).
+
+    With `comments` (the path of the one member `change` sets, two keys deep), the file
+    may hold `//` and `/* */` comments, as Gemini CLI's does: the member is set in place
+    and every other byte kept; the result is read back before it may be written.
+    """
+    from . import jsonc
+
     before = read(path)
     data: Any = {}
     if before is not None and before.strip():
         try:
-            data = json.loads(before)
-        except json.JSONDecodeError as exc:
-            raise InputError(f"not valid JSON ({exc.msg}); rolebook will not edit it", path, exc.lineno) from None
+            data = jsonc.loads(before) if comments else json.loads(before)
+        except (json.JSONDecodeError, ValueError) as exc:
+            msg, line = getattr(exc, "msg", str(exc)), getattr(exc, "lineno", None)
+            raise InputError(f"not valid JSON ({msg}); rolebook will not edit it", path, line) from None
         if not isinstance(data, dict):
             raise InputError("not a JSON object; rolebook will not edit it", path, 1)
     original = json.dumps(data, sort_keys=True)
@@ -60,6 +70,16 @@ def json_edit(path: Path, what: str, change: Callable[[dict[str, Any]], None]) -
     if json.dumps(data, sort_keys=True) == original and before is not None:
         return Planned(path, before, before, what)
     indent = _indent(before) if before else 2
+    if comments and before is not None and before.strip() != jsonc.strip_comments(before).strip():
+        outer, inner = comments
+        try:
+            after = jsonc.set_member(before, comments, data[outer][inner], indent)
+            same = jsonc.loads(after) == data
+        except (ValueError, KeyError) as exc:
+            raise InputError(f"cannot edit it keeping its comments ({exc}); nothing was written", path) from None
+        if not same:
+            raise InputError("cannot edit it keeping its comments; nothing was written", path)
+        return Planned(path, before, after, what)
     return Planned(path, before, json.dumps(data, indent=indent, ensure_ascii=False) + "\n", what)
 
 

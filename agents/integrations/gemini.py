@@ -11,7 +11,12 @@ from .common import Planned, ensure_block, ensure_line, json_edit, mcp_entry, pr
 
 def plan(root: Path, role: str | None) -> list[Planned]:
     return [
-        json_edit(root / ".gemini/settings.json", "MCP server", set_mcp_server("mcpServers", mcp_entry(role))),
+        json_edit(
+            root / ".gemini/settings.json",
+            "MCP server",
+            set_mcp_server("mcpServers", mcp_entry(role)),
+            comments=("mcpServers", "rolebook"),  # Gemini reads JSON with comments: kept
+        ),
         ensure_block(root / "GEMINI.md", protocol_for(role), f"memory protocol for the {role} role")
         if role
         else ensure_line(root / "GEMINI.md", "@agents/state/PROTOCOL.md", "@-import of the memory protocol"),

@@ -365,3 +365,36 @@ def test_integrate_codex_edits_inline_and_existing_tables_into_toml_codex_loads(
         "args": ["--as", "qa", "mcp"],
         "env": {"A": "1"},
     }
+
+
+def test_integrate_gemini_keeps_the_comments_of_a_settings_file_with_comments(tmp_path: Path) -> None:
+    settings = tmp_path / ".gemini/settings.json"
+    settings.parent.mkdir()
+    original = (
+        "// my settings: see https://example.invalid/docs\n"
+        "{\n"
+        '  "theme": "Dracula", /* keep this */\n'
+        '  "mcpServers": {\n'
+        "    // the git server\n"
+        '    "git": {"command": "git-mcp", "args": ["--x=//not-a-comment"]}\n'
+        "  }\n"
+        "}\n"
+    )
+    settings.write_text(original)
+    assert rb(tmp_path, "integrate", "gemini", "--role", "coder")[0] == 0
+    text = settings.read_text()
+    for kept in ("// my settings: see https://example.invalid/docs", "/* keep this */", "// the git server"):
+        assert kept in text
+    from rolebook.agents.integrations.jsonc import loads
+
+    data = loads(text)
+    assert data["theme"] == "Dracula" and data["mcpServers"]["git"]["args"] == ["--x=//not-a-comment"]
+    assert data["mcpServers"]["rolebook"] == {"command": "rolebook", "args": ["--as", "coder", "mcp"]}
+    assert rb(tmp_path, "integrate", "gemini", "--role", "coder")[1].endswith("nothing to change\n")
+    rb(tmp_path, "integrate", "gemini", "--role", "qa")  # an existing entry is updated in place
+    assert loads(settings.read_text())["mcpServers"]["rolebook"]["args"] == ["--as", "qa", "mcp"]
+    assert "/* keep this */" in settings.read_text()
+    settings.write_text('// no servers yet\n{\n  "theme": "x"\n}\n')
+    rb(tmp_path, "integrate", "gemini", "--role", "coder")
+    assert "// no servers yet" in settings.read_text()
+    assert loads(settings.read_text())["mcpServers"]["rolebook"]["command"] == "rolebook"
