@@ -112,8 +112,10 @@ class Index(Lookups):
                 return db
             except sqlite3.OperationalError as exc:
                 db.close()
-                if ("unable to open" in str(exc) or "disk I/O" in str(exc)) and attempt < 3:
-                    # the derived folder was deleted under us (git clean -fdX): make it again
+                transient = ("unable to open", "disk I/O", "readonly database")
+                if any(t in str(exc) for t in transient) and attempt < 3:
+                    # the derived folder, or the file, was deleted under us (git clean -fdX;
+                    # SQLite says "readonly database" of a file unlinked while open): again
                     with contextlib.suppress(OSError):
                         self.path.parent.mkdir(parents=True, exist_ok=True)
                     continue
