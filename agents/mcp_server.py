@@ -42,14 +42,21 @@ R = TypeVar("R")
 
 
 def _fit(
-    lines: list[str], items: list[dict[str, Any]], budget: int, what: str, total: int | None = None
+    lines: list[str],
+    items: list[dict[str, Any]],
+    budget: int,
+    what: str,
+    total: int | None = None,
+    around: dict[str, Any] | None = None,
 ) -> tuple[str, list[dict[str, Any]]]:
     """The first n lines as text and the same n items as structured content, n as large as
-    lets both together stay within `budget` tokens (characters / 4): Claude Code and Codex
-    show the model the structured content, Copilot shows both. A last line says what was cut."""
-    room = budget * 4
+    lets both together stay within `budget` tokens (characters / 4), counting the last line
+    that says what was cut and the structured content `around` the items: Claude Code and
+    Codex show the model the structured content, Copilot shows both."""
     total = len(lines) if total is None else total
-    n, used = 0, 2  # the brackets of the list
+    trailer = len(f"\n{total} of {total} {what} shown; refine, or raise budget")
+    room = budget * 4 - trailer - len(json.dumps(around or {}, ensure_ascii=False)) - 2
+    n = used = 0
     for line, item in zip(lines, items, strict=True):
         cost = len(line) + 1 + len(json.dumps(item, ensure_ascii=False)) + 2
         if used + cost > room:
@@ -201,7 +208,8 @@ def build(root: Path | None = None, scope: str | None = None, session: str | Non
             found = started.found
             for warning in found.warnings:
                 sys.stderr.write(f"rolebook mcp: warning: {warning}\n")
-            hits_text, hits = _fit([h.line() for h in found.hits], [_hit(h) for h in found.hits], budget, "hits")
+            lines, items = [h.line() for h in found.hits], [_hit(h) for h in found.hits]
+            hits_text, hits = _fit(lines, items, budget, "hits", around={"query": task, "total": found.total})
             if hits_text:
                 text += "\nrolebook: from memory, for this task:\n" + hits_text + "\n"
             data["task"] = {"query": task, "total": found.total, "hits": hits}
@@ -259,8 +267,10 @@ def build(root: Path | None = None, scope: str | None = None, session: str | Non
         found = (await where.session(ctx)).search(q)
         for warning in found.warnings:
             sys.stderr.write(f"rolebook mcp: warning: {warning}\n")
-        text, hits = _fit([h.line() for h in found.hits], [_hit(h) for h in found.hits], budget, "hits", found.total)
-        return _result(text or "no match", {"query": query, "total": found.total, "hits": hits})
+        around = {"query": query, "total": found.total}
+        lines, hits = [h.line() for h in found.hits], [_hit(h) for h in found.hits]
+        text, hits = _fit(lines, hits, budget, "hits", found.total, around)
+        return _result(text or "no match", {**around, "hits": hits})
 
     @server.tool(annotations=WRITES)
     @tool_errors
@@ -324,8 +334,9 @@ def build(root: Path | None = None, scope: str | None = None, session: str | Non
         found = memory.candidates(role, min_dates)
         rules = [memory.rule_report(r) for r in memory.rules(role)]
         lines = [f"{c.id} {c.role}: {c.count} incidents on {len(c.dates)} dates -> {c.rule().line()}" for c in found]
-        text, shown = _fit(lines, [c.to_dict() for c in found], budget, "candidates")
-        return _result(text or "nothing to promote", {"candidates": shown, "total": len(found), "rules": rules})
+        around = {"total": len(found), "rules": rules}
+        text, shown = _fit(lines, [c.to_dict() for c in found], budget, "candidates", around=around)
+        return _result(text or "nothing to promote", {"candidates": shown, **around})
 
     @server.tool(annotations=WRITES)
     @tool_errors
