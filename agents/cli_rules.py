@@ -67,7 +67,9 @@ def promote_cmd(
         chosen = _review(found)
     else:
         for c in found:
-            print(f"{c.id} {c.role}: {c.count} incidents on {len(c.dates)} dates: {c.phrasing}")
+            print(f"{c.id} {c.role}: {c.count} incidents on {len(c.dates)} dates -> {c.rule().line()}")
+            for day, said in c.incidents:
+                print(f"    [{day}] {' '.join(said.split())}")
         many = f"{len(found)} candidate{'s' if len(found) != 1 else ''}"
         print(f"{many}: `rolebook promote --apply ID` or `--yes`" if found else "nothing to promote")
         return
@@ -91,7 +93,8 @@ def _review(found: list[Any]) -> list[tuple[Any, str | None]]:
     chosen: list[tuple[Any, str | None]] = []
     for n, c in enumerate(found, 1):
         print(f"[{n}/{len(found)}] {c.role}: {c.count} incidents on {len(c.dates)} dates ({', '.join(c.dates)})")
-        print(f"  latest wording: {c.phrasing}")
+        for day, said in c.incidents:
+            print(f"  [{day}] {' '.join(said.split())}")
         print(f"  proposed rule:  {c.rule().line()}")
         answer = typer.prompt("  promote, edit, skip or quit? [p/e/s/q]", default="s").strip().lower()[:1]
         if answer == "p":

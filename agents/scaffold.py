@@ -27,9 +27,11 @@ coming back.
 2. Before you repeat work, or when something fails, look for what is already known:
    `rolebook read ROLE --task "what you are about to do"` or `rolebook search "words"`.
 3. Before you finish, write what this session taught, one line each:
-   `rolebook update ROLE --mistake "what went wrong and what to do instead" \\
+   `rolebook update ROLE --mistake "what went wrong; what to do instead" \\
        --learning "a fact that will save time next session" --log "TASK-ID: what you did"`
-   Be specific and reusable. Do not restate what the notebook already says.
+   Write a mistake as "what went wrong; what to do instead": if it keeps coming back,
+   the part after the semicolon becomes the rule. Be specific and reusable. Do not
+   restate what the notebook already says.
 4. Edit the notebook only through rolebook, and never edit the archive: rolebook
    keeps the notebook within its limits and moves what leaves it to the archive.
 """

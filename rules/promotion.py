@@ -64,9 +64,11 @@ class Candidate:
     members: tuple[str, ...]
     active: tuple[str, ...]
     phrasing: str
+    incidents: tuple[tuple[str, str], ...] = ()  # (date, text) of every occurrence, oldest first
 
     def rule(self, text: str | None = None) -> Rule:
-        return Rule(rule_text(text or self.phrasing), self.role, self.dates)
+        """The rule it would become: `text`, else the instruction in the latest wording."""
+        return Rule(rule_text(text or instruction(self.phrasing)), self.role, self.dates)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -77,6 +79,7 @@ class Candidate:
             "members": list(self.members),
             "active": list(self.active),
             "phrasing": self.phrasing,
+            "incidents": [{"date": d, "role": self.role, "text": t} for d, t in self.incidents],
             "rule": self.rule().line(),
             "rule_id": self.rule().id,
         }
@@ -152,7 +155,16 @@ def _candidate(role: str, group: list[Mistake]) -> Candidate:
         tuple(m.id for m in group),
         tuple(m.id for m in group if m.active),
         latest.text,
+        tuple((m.date, m.text) for m in group),
     )
+
+
+def instruction(mistake: str) -> str:
+    """What a rule should say: the "what to do instead" part of a mistake written "what
+    went wrong; what to do instead" (as the protocol asks), else the whole text."""
+    _, sep, instead = mistake.partition(";")
+    instead = instead.strip()
+    return instead if sep and len(instead.split()) >= 2 else mistake
 
 
 def _covered(group: list[Mistake], rules: list[Rule], same: Judge) -> bool:

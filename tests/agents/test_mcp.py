@@ -207,7 +207,7 @@ def test_promote_review_text_keeps_to_its_budget(tmp_path: Path) -> None:
                         "mistakes": [f"subsystem{n} crashed on startup because config{n} was missing"],
                     },
                 )
-        r = await c.call_tool("promote_review", {"budget": 200})
+        r = await c.call_tool("promote_review", {"budget": 400})
         lines = text(r).splitlines()
         shown = len(lines) - 1
         assert lines[-1] == f"{shown} of 12 candidates shown; refine, or raise budget" and shown >= 1
@@ -216,7 +216,9 @@ def test_promote_review_text_keeps_to_its_budget(tmp_path: Path) -> None:
         assert r.structured_content is not None and r.structured_content["total"] == 12
         candidates = r.structured_content["candidates"]
         assert [c["id"] for c in candidates] == [line.split()[0] for line in lines[:-1]]
-        assert len(text(r)) + len(json.dumps(r.structured_content)) <= 200 * 4
+        assert len(text(r)) + len(json.dumps(r.structured_content)) <= 400 * 4
+        # each candidate carries its incidents, so the calling agent can draft the rule
+        assert [i["date"] for i in candidates[0]["incidents"]] == ["2026-01-01", "2026-02-01", "2026-03-01"]
 
     run(tmp_path, body)
 

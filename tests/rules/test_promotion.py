@@ -201,3 +201,27 @@ def test_a_scoped_writer_cannot_promote_or_demote_another_roles_rule_and_nothing
     rule_id = json.loads(rb(tmp_path, "rules", "--json")[1])["rules"][0]["id"]
     code, _, err = rb(tmp_path, "--as", "coder", "demote", rule_id)
     assert code == 2 and (tmp_path / "CLAUDE.md").read_text() == before
+
+
+def test_the_proposed_rule_is_the_instruction_and_the_review_lists_every_incident(tmp_path: Path) -> None:
+    for day, wording in (
+        ("2026-01-05", "ran the migration on prod; use the staging DB first"),
+        ("2026-02-05", "migration ran against prod again; use the staging DB first"),
+        ("2026-03-05", "ran the prod migration once more; use the staging DB first"),
+    ):
+        assert (
+            runner.invoke(app, ["--root", str(tmp_path), "update", "coder", "-m", wording, "--date", day]).exit_code
+            == 0
+        )
+    listed = runner.invoke(app, ["--root", str(tmp_path), "promote", "--no-interactive"]).stdout
+    assert "-> - Use the staging DB first. _(coder; incidents 2026-01-05, 2026-02-05, 2026-03-05)_" in listed
+    for day, wording in (("2026-01-05", "ran the migration on prod"), ("2026-03-05", "ran the prod migration once")):
+        assert f"    [{day}] {wording}" in listed
+    data = json.loads(runner.invoke(app, ["--root", str(tmp_path), "promote", "--json"]).stdout)
+    (candidate,) = data["candidates"]
+    assert [i["date"] for i in candidate["incidents"]] == ["2026-01-05", "2026-02-05", "2026-03-05"]
+    assert candidate["incidents"][0] == {
+        "date": "2026-01-05",
+        "role": "coder",
+        "text": "ran the migration on prod; use the staging DB first",
+    }
