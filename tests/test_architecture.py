@@ -37,45 +37,40 @@ def test_layers_only_import_downwards() -> None:
             assert imported_layers(path, layer) <= allowed, f"{path.relative_to(PROJECT)} imports upwards"
 
 
+def loaded_after(root: Path, argv: list[str], modules: tuple[str, ...]) -> tuple[list[str], list[str]]:
+    """(what `rolebook ARGV` printed, which of `modules` it imported), in a fresh interpreter."""
+    code = (
+        "import sys\n"
+        "from rolebook.agents.main import main\n"
+        f"main(['--root', {str(root)!r}, *{argv!r}])\n"
+        f"print([m for m in {modules!r} if m in sys.modules])\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.splitlines()
+    return out[:-1], ast.literal_eval(out[-1])
+
+
 def test_read_path_imports_neither_typer_nor_markdown_it_nor_mcp(tmp_path: Path) -> None:
     subprocess.run(
         [sys.executable, "-m", "rolebook", "--root", str(tmp_path), "update", "coder", "-l", "a fact"],
         check=True,
         capture_output=True,
     )
-    code = (
-        "import sys\n"
-        "from rolebook.agents.main import main\n"
-        f"main(['--root', {str(tmp_path)!r}, 'read', 'coder'])\n"
-        "heavy = [m for m in ('typer', 'markdown_it', 'mcp', 'frontmatter', 'sqlite3') if m in sys.modules]\n"
-        "print(heavy)\n"
+    printed, heavy = loaded_after(
+        tmp_path, ["read", "coder"], ("typer", "markdown_it", "mcp", "frontmatter", "sqlite3")
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-    assert "- [" in out and "a fact" in out
-    assert out.splitlines()[-1] == "[]"
+    assert any("- [" in line and "a fact" in line for line in printed)
+    assert heavy == []
 
 
 def test_update_path_imports_neither_typer_nor_mcp(tmp_path: Path) -> None:
-    code = (
-        "import sys\n"
-        "from rolebook.agents.main import main\n"
-        f"main(['--root', {str(tmp_path)!r}, 'update', 'coder', '-m', 'x; y', '--log', 'z', '--date=2026-01-02'])\n"
-        "print([m for m in ('typer', 'click', 'mcp') if m in sys.modules])\n"
-    )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-    assert out.splitlines() == ["coder: +2 entries, 11/80 lines", "[]"]
+    argv = ["update", "coder", "-m", "x; y", "--log", "z", "--date=2026-01-02"]
+    printed, heavy = loaded_after(tmp_path, argv, ("typer", "click", "mcp"))
+    assert (printed, heavy) == (["coder: +2 entries, 11/80 lines"], [])
 
 
 def test_only_rolebook_mcp_imports_the_mcp_sdk(tmp_path: Path) -> None:
     for argv in (["update", "coder", "-l", "x"], ["search", "x"], ["promote", "--json"], ["doctor"]):
-        code = (
-            "import sys\n"
-            "from rolebook.agents.main import main\n"
-            f"main(['--root', {str(tmp_path)!r}, *{argv!r}])\n"
-            "print('mcp' in sys.modules)\n"
-        )
-        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-        assert out.splitlines()[-1] == "False", argv
+        assert loaded_after(tmp_path, argv, ("mcp",))[1] == [], argv
 
 
 def _modules(layer: str) -> dict[str, Path]:
