@@ -190,6 +190,8 @@ class Session:
         Raises:
             InputError: no entries.
         """
+        import sqlite3
+
         from rolebook.notebook import Index, InputError, RolebookError, redactions, update
 
         from .promotion import refresh_alerts, violations
@@ -208,13 +210,16 @@ class Session:
         except RolebookError as exc:
             broken = []
             warnings.append(f"{exc}; the new mistakes were not checked against the rules")
-        touched: set[str] = set()
-        if new:
-            with Index(self.layout) as index:
-                touched = set(index.groups_of(role, [mid for mid, _ in new]).values())
-        refresh_alerts(
-            self.layout, self.rules_path, role, touched=touched, min_dates=self.min_dates, same=self.recurrence
-        )
+        try:
+            touched: set[str] = set()
+            if new:
+                with Index(self.layout) as index:
+                    touched = set(index.groups_of(role, [mid for mid, _ in new]).values())
+            refresh_alerts(
+                self.layout, self.rules_path, role, touched=touched, min_dates=self.min_dates, same=self.recurrence
+            )
+        except (RolebookError, OSError, sqlite3.Error) as exc:  # derived state: the next write redoes it
+            warnings.append(f"the alerts `read` shows were not refreshed ({exc}); the entries are written")
         return Recorded(result, tuple(broken), tuple(redactions(*said)), tuple(warnings))
 
     def entries(self, day: str, **sections: Sequence[str] | None) -> list[Entry]:

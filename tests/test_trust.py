@@ -568,3 +568,16 @@ def test_plain_words_next_to_secret_keywords_are_not_redacted(tmp_path: Path) ->
         assert rb(tmp_path, "update", "coder", "-l", text)[0] == 0
     notebook = (tmp_path / NOTEBOOK).read_text()
     assert all(text in notebook for text in texts) and "REDACTED" not in notebook
+
+
+def test_a_failure_after_the_write_is_a_warning_not_exit_2(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from rolebook.rules import promotion
+
+    def broken(*args: object, **kwargs: object) -> None:
+        raise StorageError(tmp_path / "agents/state/.rolebook", "write the derived index", OSError(5, "I/O error"))
+
+    monkeypatch.setattr(promotion, "refresh_alerts", broken)
+    code, out, err = rb(tmp_path, "update", "coder", "-m", "ran it on prod; use staging")
+    assert code == 0 and out.startswith("coder: +1 entry")
+    assert err.startswith("rolebook: warning: the alerts `read` shows were not refreshed")
+    assert "ran it on prod" in (tmp_path / NOTEBOOK).read_text()
