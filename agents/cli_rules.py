@@ -30,6 +30,13 @@ def promote_cmd(
     ] = None,
     apply_id: Annotated[str | None, typer.Option("--apply", help="Promote this candidate (its id).")] = None,
     text: Annotated[str | None, typer.Option("--text", help="With --apply: the rule's wording.")] = None,
+    split_id: Annotated[
+        str | None,
+        typer.Option("--split", help="These incidents are not one mistake: never group them together again."),
+    ] = None,
+    skip_id: Annotated[
+        str | None, typer.Option("--skip", help="Not now: do not propose it again until a new incident joins it.")
+    ] = None,
     yes: Annotated[bool, typer.Option("--yes", help="Promote every candidate as proposed.")] = False,
     interactive: Annotated[
         bool | None, typer.Option("--interactive/--no-interactive", help="Ask per candidate (default: in a terminal).")
@@ -42,19 +49,32 @@ def promote_cmd(
     A candidate is a group of occurrences of one mistake on at least 3 distinct dates
     (--min) that is not a rule yet. In a terminal: promote, edit or skip each one.
     Promoting writes one line into the rolebook block of the rules file and moves the
-    group's notebook entries to the archive as promoted.
+    group's notebook entries to the archive as promoted. --split and --skip are kept in
+    the archive: a split group's incidents are never grouped together again; a skipped
+    one comes back when a new incident joins it.
 
     \b
     Example:  rolebook promote --json
               rolebook promote --apply g1a2b3c4 --text "Merge the shapes before export."
+              rolebook promote --split g1a2b3c4
     """
     from rolebook.rules import promotion
 
     memory = _memory(ctx, rules_file)
     path = memory.rules_path
-    found = memory.candidates(role, min_dates)
     if text is not None and apply_id is None:
         raise InputError("--text goes with --apply ID")
+    if sum(x is not None for x in (apply_id, split_id, skip_id)) + yes > 1:
+        raise InputError("give one of --apply, --split, --skip, --yes")
+    if split_id is not None or skip_id is not None:
+        decided = memory.split(split_id) if split_id is not None else memory.skip(skip_id or "")
+        what = "split: its incidents will not be grouped together again" if split_id else "skipped until a new incident"
+        if as_json:
+            _print_json({"split" if split_id else "skipped": decided.to_dict()})
+        else:
+            print(f"{decided.id} {decided.role}: {what}")
+        return
+    found = memory.candidates(role, min_dates, skipped=apply_id is not None)
     if apply_id is not None:
         chosen = [(promotion.find_candidate(found, apply_id), text)]
     elif yes:
@@ -64,14 +84,15 @@ def promote_cmd(
         _print_json({"rules_file": str(path), "candidates": [c.to_dict() for c in found], "rules": rules})
         return
     elif interactive if interactive is not None else sys.stdin.isatty():
-        chosen = _review(found)
+        chosen = _review(memory, found)
     else:
         for c in found:
             print(f"{c.id} {c.role}: {c.count} incidents on {len(c.dates)} dates -> {c.rule().line()}")
             for day, said in c.incidents:
                 print(f"    [{day}] {' '.join(said.split())}")
         many = f"{len(found)} candidate{'s' if len(found) != 1 else ''}"
-        print(f"{many}: `rolebook promote --apply ID` or `--yes`" if found else "nothing to promote")
+        then = "`rolebook promote --apply ID`, `--split ID`, `--skip ID` or `--yes`"
+        print(f"{many}: {then}" if found else "nothing to promote")
         return
     done = [memory.promote(c, t) for c, t in chosen]
     if as_json:
@@ -89,18 +110,26 @@ def promote_cmd(
         print("nothing promoted")
 
 
-def _review(found: list[Any]) -> list[tuple[Any, str | None]]:
+def _review(memory: Session, found: list[Any]) -> list[tuple[Any, str | None]]:
+    """Ask per candidate; split and skip are recorded at once, promotions returned."""
     chosen: list[tuple[Any, str | None]] = []
+    print("p promote · e edit the rule · x split (not one mistake) · s skip until it recurs · n next · q quit")
     for n, c in enumerate(found, 1):
         print(f"[{n}/{len(found)}] {c.role}: {c.count} incidents on {len(c.dates)} dates ({', '.join(c.dates)})")
         for day, said in c.incidents:
             print(f"  [{day}] {' '.join(said.split())}")
         print(f"  proposed rule:  {c.rule().line()}")
-        answer = typer.prompt("  promote, edit, skip or quit? [p/e/s/q]", default="s").strip().lower()[:1]
+        answer = typer.prompt("  [p/e/x/s/n/q]", default="n").strip().lower()[:1]
         if answer == "p":
             chosen.append((c, None))
         elif answer == "e":
             chosen.append((c, typer.prompt("  rule text", default=c.rule().text)))
+        elif answer == "x":
+            memory.split(c)
+            print("  split: these incidents will not be grouped together again")
+        elif answer == "s":
+            memory.skip(c)
+            print("  skipped until a new incident joins it")
         elif answer == "q":
             break
     return chosen

@@ -17,7 +17,7 @@ import warnings
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from pathlib import Path
-from typing import Annotated, Any, ParamSpec, TypeVar
+from typing import Annotated, Any, Literal, ParamSpec, TypeVar
 from urllib.parse import unquote, urlparse
 
 import anyio
@@ -27,7 +27,7 @@ from mcp.server.mcpserver.exceptions import ResourceError, ToolError
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field
 from rolebook import __version__
-from rolebook.notebook import RolebookError, Writer, check_date, check_role, redactions
+from rolebook.notebook import InputError, RolebookError, Writer, check_date, check_role, redactions
 from rolebook.rules import Session
 
 from .config import find_root, load_config, open_session
@@ -343,10 +343,25 @@ def build(root: Path | None = None, scope: str | None = None, session: str | Non
     async def promote_apply(
         id: Annotated[str, Field(description="A candidate id from promote_review.")],
         text: Annotated[str | None, Field(description="The rule's wording (default: the proposal).")] = None,
+        action: Annotated[
+            Literal["promote", "split", "skip"],
+            Field(
+                description="promote (default); split: its incidents are not one mistake, never group them again; "
+                "skip: do not propose it again until a new incident joins it."
+            ),
+        ] = "promote",
         ctx: Context[Any, Any] | None = None,
     ) -> CallToolResult:
-        """Promote one candidate: a rule line in the rules file; its notebook entries leave as promoted."""
-        done = (await where.session(ctx)).promote(id, text)
+        """Promote one candidate (a rule line in the rules file; its notebook entries leave as
+        promoted), or split or skip it."""
+        memory = await where.session(ctx)
+        if action != "promote":
+            if text is not None:
+                raise InputError("text goes with action promote")
+            decided = memory.split(id) if action == "split" else memory.skip(id)
+            said = "split: never grouped together again" if action == "split" else "skipped until a new incident"
+            return _result(f"{decided.id} {decided.role}: {said}", {action: decided.to_dict()})
+        done = memory.promote(id, text)
         return _result(
             f"{done.rule.role}: promoted {done.rule.id}: {done.rule.line()}",
             {"rule": done.rule.id, "line": done.rule.line(), "left": done.result.count("promoted")},

@@ -286,6 +286,11 @@ class Index(Lookups):
         ).fetchall()
         return [json.loads(data) for (data,) in rows if data]
 
+    def review_records(self, role: str) -> list[dict[str, Any]]:
+        """The archive's records of the promote review's decisions for a role (`split`, `skipped`)."""
+        rows = self.db.execute("SELECT data FROM docs WHERE role = ? AND section = 'review'", (role,)).fetchall()
+        return [json.loads(data) for (data,) in rows if data]
+
     def mistakes(self, role: str) -> list[Mistake]:
         """Every mistake of a role the archive or notebook knows, with its group if any."""
         rows = self.db.execute(

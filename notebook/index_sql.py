@@ -68,7 +68,7 @@ def filters(
 ) -> Filters:
     """The conditions of a search's filters, for `count_matches` and `hit_rows`. Empty
     statuses: everything but obsolete."""
-    sql: list[str] = []
+    sql: list[str] = ["d.section != 'review'"]  # the promote review's decisions are not memories
     args: list[object] = []
     for column, values in (("d.role", roles), ("d.section", sections)):
         if values:

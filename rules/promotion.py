@@ -85,9 +85,39 @@ class Candidate:
         }
 
 
-def groups(mistakes: list[Mistake], same: Judge = keyword_same_mistake) -> list[list[Mistake]]:
-    """Mistakes joined by their recorded groups and by the similarity judgement."""
+@dataclass(frozen=True, slots=True)
+class Decisions:
+    """What the reviewer said of a role's groups, as the archive keeps it: `apart`, sets of
+    mistakes that are never grouped together again (`promote --split`); `skipped`, member
+    sets not to be asked about again until a new incident joins them (`promote --skip`)."""
+
+    apart: tuple[frozenset[str], ...] = ()
+    skipped: tuple[frozenset[str], ...] = ()
+
+    def is_skipped(self, members: tuple[str, ...]) -> bool:
+        return any(set(members) <= s for s in self.skipped)
+
+
+def decisions(index: Index, role: str) -> Decisions:
+    """The split and skip decisions the role's archive records."""
+    apart: list[frozenset[str]] = []
+    skipped: list[frozenset[str]] = []
+    for record in index.review_records(role):
+        members = frozenset(m for m in record.get("members") or [] if isinstance(m, str))
+        if len(members) < 2 and record.get("op") == "split":
+            continue
+        {"split": apart, "skipped": skipped}.get(str(record.get("op")), []).append(members)
+    return Decisions(tuple(apart), tuple(skipped))
+
+
+def groups(
+    mistakes: list[Mistake], same: Judge = keyword_same_mistake, apart: tuple[frozenset[str], ...] = ()
+) -> list[list[Mistake]]:
+    """Mistakes joined by their recorded groups and by the similarity judgement, never
+    joining two mistakes that one set of `apart` holds (a group the reviewer split)."""
     parent = list(range(len(mistakes)))
+    # per group root: for each split set a member of it belongs to, that member's id
+    marks: list[dict[int, str]] = [{k: m.id for k, ids in enumerate(apart) if m.id in ids} for m in mistakes]
 
     def find(i: int) -> int:
         while parent[i] != i:
@@ -96,7 +126,11 @@ def groups(mistakes: list[Mistake], same: Judge = keyword_same_mistake) -> list[
         return i
 
     def union(i: int, j: int) -> None:
-        parent[find(i)] = find(j)
+        ri, rj = find(i), find(j)
+        if ri == rj or marks[ri].keys() & marks[rj].keys():
+            return
+        parent[ri] = rj
+        marks[rj] |= marks[ri]
 
     first_of: dict[str, int] = {}
     postings: dict[str, list[int]] = defaultdict(list)
@@ -123,9 +157,15 @@ def groups(mistakes: list[Mistake], same: Judge = keyword_same_mistake) -> list[
 
 
 def candidates(
-    layout: Layout, rules_path: Path, role: str | None = None, min_dates: int = 3, same: Judge = keyword_same_mistake
+    layout: Layout,
+    rules_path: Path,
+    role: str | None = None,
+    min_dates: int = 3,
+    same: Judge = keyword_same_mistake,
+    skipped: bool = False,
 ) -> list[Candidate]:
-    """Groups with incidents on at least `min_dates` distinct dates, not yet a rule."""
+    """Groups with incidents on at least `min_dates` distinct dates, not yet a rule, and
+    not skipped (unless `skipped`) since their last incident."""
     rules_file, _ = load(rules_path)
     rules = rules_file.rules
     out = []
@@ -134,9 +174,12 @@ def candidates(
         roles = [check_role(role)] if role else layout.roles()
         for r in roles:
             mine = [rule for rule in rules if rule.role == r]
-            for group in groups(index.mistakes(r), same):
+            said = decisions(index, r)
+            for group in groups(index.mistakes(r), same, said.apart):
                 candidate = _candidate(r, group)
                 if len(candidate.dates) < min_dates or _covered(group, mine, same):
+                    continue
+                if not skipped and said.is_skipped(candidate.members):
                     continue
                 out.append(candidate)
     out.sort(key=lambda c: (-len(c.dates), -c.count, c.id))
@@ -157,6 +200,10 @@ def _candidate(role: str, group: list[Mistake]) -> Candidate:
         latest.text,
         tuple((m.date, m.text) for m in group),
     )
+
+
+def _never_same(a: str, b: str) -> bool:
+    return False
 
 
 def instruction(mistake: str) -> str:
@@ -209,6 +256,27 @@ def promote_entries(
         return change
 
     return transact(layout, role, limits, writer, plan)
+
+
+def decide(layout: Layout, candidate: Candidate, op: str, writer: Writer) -> bool:
+    """Journal the reviewer's word on a candidate: `split` (its members are not one mistake
+    and are never grouped together again) or `skipped` (not asked again until a new
+    incident joins it). Kept in the archive, so it survives a rebuild of the index.
+    Returns False when the archive already said so."""
+    assert op in ("split", "skipped")
+    check_scope(candidate.role, writer)
+    members = sorted(candidate.members)
+    rid = op[:2] + hashlib.sha256("\x1f".join([candidate.role, op, *members]).encode()).hexdigest()[:10]
+    today = dt.date.today().isoformat()
+    what = "not one mistake" if op == "split" else "not to be promoted for now"
+    text = f"{candidate.id}: {len(members)} incidents {what}"
+
+    def build(index: Index, record: Recorder) -> list[ArchiveRecord]:
+        if index.states([rid]):
+            return []
+        return [record.record(op, rid, "review", today, text, candidate=candidate.id, members=members)]
+
+    return bool(append(layout, candidate.role, writer, build))
 
 
 def find_candidate(found: list[Candidate], key: str) -> Candidate:
@@ -439,12 +507,13 @@ def refresh_alerts(
             members: dict[str, list[Mistake]] = defaultdict(list)
             for group, member in index.group_members(role, looked_at):
                 members[group].append(member)
+            said = decisions(index, role)
             for group, group_members in members.items():
-                dates = {m.date for m in group_members}
-                if (
-                    len(dates) >= min_dates
-                    and group not in covered
-                    and not _covered(group_members, list(rules.values()), same)
+                if group not in covered and any(
+                    len({m.date for m in part}) >= min_dates
+                    and not _covered(part, list(rules.values()), same)
+                    and not said.is_skipped(tuple(m.id for m in part))
+                    for part in groups(group_members, _never_same, said.apart)
                 ):
                     due.add(group)
             active = index.active_mistakes(role)

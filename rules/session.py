@@ -328,9 +328,11 @@ class Session:
 
     # -- rules -----------------------------------------------------------------------
 
-    def candidates(self, role: str | None = None, min_dates: int | None = None) -> list[Candidate]:
-        """Mistakes that came back on at least `min_dates` dates (default: the config's) and
-        are not a rule yet."""
+    def candidates(
+        self, role: str | None = None, min_dates: int | None = None, skipped: bool = False
+    ) -> list[Candidate]:
+        """Mistakes that came back on at least `min_dates` dates (default: the config's),
+        not a rule yet, and not skipped since their last incident (unless `skipped`)."""
         from .promotion import candidates, finish_promotions, refresh_alerts
 
         for rule in finish_promotions(
@@ -338,7 +340,7 @@ class Session:
         ):
             refresh_alerts(self.layout, self.rules_path, rule.role, min_dates=self.min_dates, same=self.recurrence)
         days = min_dates or self.min_dates
-        return candidates(self.layout, self.rules_path, check_role(role) if role else None, days, self.review)
+        return candidates(self.layout, self.rules_path, check_role(role) if role else None, days, self.review, skipped)
 
     def promote(self, candidate: Candidate | str, text: str | None = None) -> Promotion:
         """Make a candidate (or the one whose id starts with this) a rule; its notebook
@@ -350,8 +352,26 @@ class Session:
         from .promotion import apply, find_candidate
 
         if isinstance(candidate, str):
-            candidate = find_candidate(self.candidates(), candidate)
+            candidate = find_candidate(self.candidates(skipped=True), candidate)
         return apply(self.layout, self.rules_path, candidate, self.limits, self.who, text, self.review, self.min_dates)
+
+    def split(self, candidate: Candidate | str) -> Candidate:
+        """Say a candidate's incidents are not one mistake: its group is dissolved and its
+        members are never grouped together again (the archive keeps the decision)."""
+        return self._decide(candidate, "split")
+
+    def skip(self, candidate: Candidate | str) -> Candidate:
+        """Not now: the candidate is not proposed again until a new incident joins it."""
+        return self._decide(candidate, "skipped")
+
+    def _decide(self, candidate: Candidate | str, op: str) -> Candidate:
+        from .promotion import decide, find_candidate, refresh_alerts
+
+        if isinstance(candidate, str):
+            candidate = find_candidate(self.candidates(skipped=True), candidate)
+        decide(self.layout, candidate, op, self.who)
+        refresh_alerts(self.layout, self.rules_path, candidate.role, min_dates=self.min_dates, same=self.recurrence)
+        return candidate
 
     def demote(self, key: str) -> Rule:
         """Take a rule out of the rules file; the archive keeps it as demoted."""

@@ -104,6 +104,27 @@ def test_every_tool_answers_with_text_and_structured_content(tmp_path: Path) -> 
     run(tmp_path, body)
 
 
+def test_promote_apply_splits_and_skips_candidates(tmp_path: Path) -> None:
+    async def body(c: Client) -> None:
+        for role in ("coder", "qa"):
+            for day in ("2026-01-10", "2026-02-10", "2026-03-10"):
+                said = "npm install failed with EACCES again; chown the checkout"
+                await c.call_tool("update", {"role": role, "date": day, "mistakes": [said]})
+        r = await c.call_tool("promote_review", {})
+        assert r.structured_content is not None
+        first, second = r.structured_content["candidates"]
+        r = await c.call_tool("promote_apply", {"id": first["id"], "action": "split", "text": "x"})
+        assert r.is_error and "text goes with action promote" in text(r)
+        r = await c.call_tool("promote_apply", {"id": first["id"], "action": "split"})
+        assert text(r) == f"{first['id']} {first['role']}: split: never grouped together again"
+        r = await c.call_tool("promote_apply", {"id": second["id"], "action": "skip"})
+        assert text(r).endswith("skipped until a new incident")
+        r = await c.call_tool("promote_review", {})
+        assert r.structured_content is not None and r.structured_content["candidates"] == []
+
+    run(tmp_path, body)
+
+
 def test_errors_come_back_as_is_error_with_the_same_message_as_the_cli(tmp_path: Path) -> None:
     async def body(c: Client) -> None:
         cases = [

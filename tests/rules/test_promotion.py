@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 from rolebook.agents.cli import app
@@ -146,9 +149,9 @@ def test_the_interactive_review_promotes_edits_and_skips_through_its_prompts(tmp
     three_incidents(tmp_path)
     for date in ("2026-01-10", "2026-02-10", "2026-03-10"):
         rb(tmp_path, "update", "coder", "-m", "ran the migration against production instead of staging", "--date", date)
-    code, out, _ = rb(tmp_path, "promote", "--interactive", input="e\nCheck DATABASE_URL before migrating\ns\n")
+    code, out, _ = rb(tmp_path, "promote", "--interactive", input="e\nCheck DATABASE_URL before migrating\nn\n")
     assert code == 0
-    assert out.count("promote, edit, skip or quit?") == 2
+    assert out.count("[p/e/x/s/n/q]") == 2
     rules = json.loads(rb(tmp_path, "rules", "--json")[1])["rules"]
     assert [(r["role"], r["text"]) for r in rules] == [("coder", "Check DATABASE_URL before migrating.")]
     code, out, _ = rb(tmp_path, "promote", "--interactive", input="q\n")
@@ -225,3 +228,85 @@ def test_the_proposed_rule_is_the_instruction_and_the_review_lists_every_inciden
         "role": "coder",
         "text": "ran the migration on prod; use the staging DB first",
     }
+
+
+def rolebook(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """The installed command, as a user runs it."""
+    exe = Path(sys.executable).parent / "rolebook"
+    return subprocess.run([str(exe), "--root", str(root), *args], capture_output=True, text=True)
+
+
+def candidate_ids(root: Path) -> list[str]:
+    done = rolebook(root, "promote", "--json")
+    assert done.returncode == 0, done.stderr
+    return [c["id"] for c in json.loads(done.stdout)["candidates"]]
+
+
+def test_split_dissolves_a_group_for_good_even_after_the_index_is_rebuilt(tmp_path: Path) -> None:
+    three_incidents(tmp_path)
+    (gid,) = candidate_ids(tmp_path)
+    done = rolebook(tmp_path, "promote", "--split", gid)
+    assert done.returncode == 0 and done.stdout.startswith(f"{gid} designer: split")
+    assert candidate_ids(tmp_path) == []
+    assert "promotion due" not in rolebook(tmp_path, "read", "designer").stdout
+    (decision,) = [r for r in records(tmp_path) if r.op == "split"]
+    assert decision.section == "review" and len(decision.extra["members"]) == 3
+    shutil.rmtree(Layout.default(tmp_path).derived)  # the decision lives in the archive, not the index
+    assert candidate_ids(tmp_path) == []
+    assert "review" not in rolebook(tmp_path, "search", "incidents not one mistake", "--status", "all").stdout
+    # a new incident joins one of them, never all three together again
+    rb(tmp_path, "update", "designer", "-m", "floating speech bubble broke the die-cut", "--date", "2026-04-01")
+    assert candidate_ids(tmp_path) == []
+
+
+def test_skip_waits_for_a_new_incident_and_then_the_group_is_proposed_again(tmp_path: Path) -> None:
+    three_incidents(tmp_path)
+    (gid,) = candidate_ids(tmp_path)
+    done = rolebook(tmp_path, "promote", "--skip", gid[:6])
+    assert done.returncode == 0 and "skipped until a new incident" in done.stdout
+    assert candidate_ids(tmp_path) == []
+    assert "promotion due" not in rolebook(tmp_path, "read", "designer").stdout
+    assert rolebook(tmp_path, "promote", "--skip", gid).returncode == 0  # again: nothing more journalled
+    assert [r.op for r in records(tmp_path)].count("skipped") == 1
+    rb(
+        tmp_path,
+        "update",
+        "designer",
+        "-m",
+        "the floating speech bubble broke the die-cut once more",
+        "--date",
+        "2026-04-02",
+    )
+    assert candidate_ids(tmp_path) == [gid]
+    assert "1 promotion due" in rolebook(tmp_path, "read", "designer").stdout
+
+
+def test_a_skipped_candidate_can_still_be_promoted_by_its_id(tmp_path: Path) -> None:
+    three_incidents(tmp_path)
+    (gid,) = candidate_ids(tmp_path)
+    rolebook(tmp_path, "promote", "--skip", gid)
+    done = rolebook(tmp_path, "promote", "--apply", gid)
+    assert done.returncode == 0 and "promoted R" in done.stdout
+
+
+def test_split_and_skip_refuse_an_unknown_id_or_a_second_action(tmp_path: Path) -> None:
+    three_incidents(tmp_path)
+    (gid,) = candidate_ids(tmp_path)
+    unknown = rolebook(tmp_path, "promote", "--split", "gffffff")
+    assert unknown.returncode == 1 and "no promotion candidate" in unknown.stderr
+    both = rolebook(tmp_path, "promote", "--split", gid, "--skip", gid)
+    assert both.returncode == 2 and "give one of" in both.stderr
+    assert [r.op for r in records(tmp_path)].count("split") == 0
+
+
+def test_the_interactive_review_records_split_and_skip(tmp_path: Path) -> None:
+    three_incidents(tmp_path)
+    for date in ("2026-01-10", "2026-02-10", "2026-03-10"):
+        rb(tmp_path, "update", "coder", "-m", "ran the migration against production instead of staging", "--date", date)
+    code, out, _ = rb(tmp_path, "promote", "--interactive", input="x\ns\n")
+    assert code == 0 and "nothing promoted" in out
+    assert sorted(r.op for role in ("coder", "designer") for r in records(tmp_path, role) if r.section == "review") == [
+        "skipped",
+        "split",
+    ]
+    assert candidate_ids(tmp_path) == []
