@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -43,12 +44,17 @@ def search_cmd(
             "or ROLEBOOK_SEARCH_MODE, search.mode).",
         ),
     ] = None,
+    root_only: Annotated[
+        bool, typer.Option("--root-only", help="Only this project, not the shared roots rolebook.yaml names.")
+    ] = False,
     as_json: JsonOpt = False,
 ) -> None:
     """Search notebooks, archives, stored items and logged events. Exit 0 with hits, 1 without.
 
     One line a hit: [date] role/section: text (xN) #id, cut to the token budget.
-    With pip install 'rolebook[semantic]' it finds by meaning too (--mode).
+    With pip install 'rolebook[semantic]' it finds by meaning too (--mode). Shared roots
+    (shared_roots in rolebook.yaml) are searched too, ranked together, their hits marked
+    with the root's name: [date] team:coder/learnings: ...
 
     \b
     Example:  rolebook search "npm EACCES" --role coder --status archived --since 2026-01-01
@@ -70,7 +76,7 @@ def search_cmd(
         limit,
         mode=mode,
     )
-    result = g.memory().search(q)
+    result = g.memory().search(q, root_only=root_only)
     _search_warnings(result.warnings)
     if as_json:
         _print_json({"query": query, "total": result.total, "hits": [h.to_dict() for h in result.hits]})
@@ -183,3 +189,80 @@ def doctor_cmd(
         print("\n".join(report.lines()))
     if not report.healthy:
         raise typer.Exit(1)
+
+
+@app.command("share")
+@_errors
+def share_cmd(
+    ctx: typer.Context,
+    item_id: Annotated[str, typer.Argument(help="The id of an entry, stored item or event (4+ characters).")],
+    to: Annotated[str | None, typer.Option("--to", help="The shared root (its name in rolebook.yaml).")] = None,
+    commit: Annotated[bool, typer.Option("--commit", help="Also commit the change in the shared root's git.")] = False,
+    as_json: JsonOpt = False,
+) -> None:
+    """Copy one remembered item into a shared root (a team's knowledge repository).
+
+    The copy goes into the shared root's archive under the same role, with where it came
+    from (this repository, the id, who wrote it), secrets redacted again. Sharing twice
+    adds nothing. The agents of every project that names the root find it in search.
+
+    \b
+    Example:  rolebook share 3f2a9c1d --to team --commit
+    """
+    g = _globals(ctx)
+    memory = g.memory()
+    name, done = memory.share(item_id, to)
+    _, target = memory.shared_root(name)
+    root = target.layout.root
+    archive = target.layout.archive_path(done.record.role)
+    committed = (
+        _commit(root, archive, f"rolebook: share #{done.record.id} from {memory.repo}")
+        if (commit and done.added)
+        else None
+    )
+    if as_json:
+        _print_json(
+            {
+                "root": name,
+                "added": done.added,
+                "record": done.record.to_dict(),
+                "redacted": list(done.redacted),
+                "committed": committed,
+            }
+        )
+        return
+    _say_redacted(done.redacted)
+    if not done.added:
+        print(f"{name}: #{done.record.id} is shared already; nothing changed")
+        return
+    where = archive.relative_to(root) if archive.is_relative_to(root) else archive
+    print(f"{name}: shared #{done.record.id} ({done.record.role}/{done.record.section}) into {root}: {where}")
+    if committed:
+        print(f"{name}: committed {committed}; publish it with: git -C {root} push")
+    else:
+        message = f"rolebook: share #{done.record.id}"
+        git = f"git -C {root}"
+        print(f"publish it with: {git} add {where} && {git} commit -m '{message}' && {git} push")
+
+
+def _commit(root: Path, path: Path, message: str) -> str:
+    """Commit one file in the git repository at `root`; the new commit's short hash.
+
+    Raises:
+        InputError: git is missing, `root` is not a repository, or the commit fails.
+    """
+    import subprocess
+
+    def git(*args: str) -> str:
+        try:
+            done = subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True, check=False)
+        except OSError as exc:
+            raise InputError(f"git could not run ({exc}); the item is shared, not committed") from None
+        if done.returncode != 0:
+            why = (done.stderr.strip().splitlines() or ["failed"])[-1]
+            raise InputError(f"git {args[0]} in {root}: {why}; the item is shared, not committed")
+        return done.stdout.strip()
+
+    git("add", "--", str(path))
+    git("commit", "-q", "-m", message, "--", str(path))
+    return git("rev-parse", "--short", "HEAD")

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -41,6 +43,15 @@ def promote_cmd(
     interactive: Annotated[
         bool | None, typer.Option("--interactive/--no-interactive", help="Ask per candidate (default: in a terminal).")
     ] = None,
+    shared: Annotated[
+        bool,
+        typer.Option(
+            "--shared",
+            help="Review the shared root instead: mistakes shared from 2 or more repositories on 2 or more dates "
+            "become team rules in its rules file.",
+        ),
+    ] = False,
+    to: Annotated[str | None, typer.Option("--to", help="With --shared: which shared root (if several).")] = None,
     rules_file: RulesFileOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
@@ -57,24 +68,35 @@ def promote_cmd(
     Example:  rolebook promote --json
               rolebook promote --apply g1a2b3c4 --text "Merge the shapes before export."
               rolebook promote --split g1a2b3c4
+              rolebook promote --shared
     """
     from rolebook.rules import promotion
 
     memory = _memory(ctx, rules_file)
-    path = memory.rules_path
     if text is not None and apply_id is None:
         raise InputError("--text goes with --apply ID")
+    if to is not None and not shared:
+        raise InputError("--to goes with --shared")
     if sum(x is not None for x in (apply_id, split_id, skip_id)) + yes > 1:
         raise InputError("give one of --apply, --split, --skip, --yes")
+    repos = 0
+    here = memory.layout.root
+    if shared:  # the team's review: incidents from two or more repositories count
+        team, memory = memory.shared_root(to)
+        memory = replace(memory, rules_file=rules_file.absolute()) if rules_file else memory
+        min_dates, repos = min_dates or 2, 2
+    path = memory.rules_path
+    one = apply_id or split_id or skip_id
+    found = memory.candidates(role, min_dates, skipped=one is not None, min_repos=repos)
     if split_id is not None or skip_id is not None:
-        decided = memory.split(split_id) if split_id is not None else memory.skip(skip_id or "")
+        chosen_one = promotion.find_candidate(found, one or "")
+        decided = memory.split(chosen_one) if split_id is not None else memory.skip(chosen_one)
         what = "split: its incidents will not be grouped together again" if split_id else "skipped until a new incident"
         if as_json:
             _print_json({"split" if split_id else "skipped": decided.to_dict()})
         else:
             print(f"{decided.id} {decided.role}: {what}")
         return
-    found = memory.candidates(role, min_dates, skipped=apply_id is not None)
     if apply_id is not None:
         chosen = [(promotion.find_candidate(found, apply_id), text)]
     elif yes:
@@ -88,10 +110,10 @@ def promote_cmd(
     else:
         for c in found:
             print(f"{c.id} {c.role}: {c.count} incidents on {len(c.dates)} dates -> {c.rule().line()}")
-            for day, said in c.incidents:
-                print(f"    [{day}] {' '.join(said.split())}")
+            for line in c.incident_lines():
+                print(f"    {line}")
         many = f"{len(found)} candidate{'s' if len(found) != 1 else ''}"
-        then = "`rolebook promote --apply ID`, `--split ID`, `--skip ID` or `--yes`"
+        then = f"`rolebook promote{' --shared' if shared else ''} --apply ID`, `--split ID`, `--skip ID` or `--yes`"
         print(f"{many}: {then}" if found else "nothing to promote")
         return
     done = [memory.promote(c, t) for c, t in chosen]
@@ -108,6 +130,9 @@ def promote_cmd(
         )
     if not done:
         print("nothing promoted")
+    elif shared:
+        line = f"@{os.path.relpath(path, here)}"
+        print(f"{team}: agents read these rules when a project's CLAUDE.md or AGENTS.md imports them: {line}")
 
 
 def _review(memory: Session, found: list[Any]) -> list[tuple[Any, str | None]]:
@@ -116,8 +141,8 @@ def _review(memory: Session, found: list[Any]) -> list[tuple[Any, str | None]]:
     print("p promote · e edit the rule · x split (not one mistake) · s skip until it recurs · n next · q quit")
     for n, c in enumerate(found, 1):
         print(f"[{n}/{len(found)}] {c.role}: {c.count} incidents on {len(c.dates)} dates ({', '.join(c.dates)})")
-        for day, said in c.incidents:
-            print(f"  [{day}] {' '.join(said.split())}")
+        for line in c.incident_lines():
+            print(f"  {line}")
         print(f"  proposed rule:  {c.rule().line()}")
         answer = typer.prompt("  [p/e/x/s/n/q]", default="n").strip().lower()[:1]
         if answer == "p":
@@ -137,8 +162,6 @@ def _review(memory: Session, found: list[Any]) -> list[tuple[Any, str | None]]:
 
 def _memory(ctx: typer.Context, rules_file: Path | None) -> Session:
     """The session API, with the rules file --rules-file names if it does."""
-    from dataclasses import replace
-
     memory = _globals(ctx).memory()
     return replace(memory, rules_file=rules_file.absolute()) if rules_file else memory
 

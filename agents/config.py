@@ -9,6 +9,7 @@ ROLEBOOK_ROOT name it outright.
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -234,7 +235,7 @@ def _shared_roots(value: Any, source: Path | None, line: int | None, root: Path)
             raise ConfigError(f"shared root {name!r} needs a path (a folder)", source, at)
         if not isinstance(share, list) or any(s != "mistakes" for s in share):
             raise ConfigError(f"shared root {name!r}: share takes [mistakes] or nothing", source, at)
-        out.append(SharedRoot(name, (root / Path(path).expanduser()).absolute(), tuple(share)))
+        out.append(SharedRoot(name, Path(os.path.normpath((root / Path(path).expanduser()).absolute())), tuple(share)))
     return tuple(out)
 
 
@@ -288,15 +289,52 @@ def open_session(config: Config, writer: Writer | None = None) -> Session:
     if mode != "keyword" and (model or semantic.available()):
         review = dedup = meaning_judge(model)
     recurrence = review if mode in ("semantic", "hybrid") else keyword_same_mistake
-    return Session(
-        config.layout,
-        config.limits,
-        config.rules_file,
-        writer,
-        mode,
-        model,
-        recurrence,
-        review,
-        dedup,
-        config.min_dates,
-    )
+
+    def session(of: Config, shared: tuple[tuple[str, Session], ...] = ()) -> Session:
+        share = tuple(r.name for r in config.shared_roots if "mistakes" in r.share and r.name in dict(shared))
+        return Session(
+            of.layout,
+            of.limits,
+            of.rules_file,
+            writer,
+            mode,
+            model,
+            recurrence,
+            review,
+            dedup,
+            of.min_dates,
+            shared,
+            share,
+            config.root.name,
+        )
+
+    return session(config, tuple((r.name, session(c)) for r, c in shared_configs(config)))
+
+
+def shared_configs(config: Config) -> list[tuple[SharedRoot, Config]]:
+    """The config of each shared root that can be opened; one stderr line for each that
+    cannot (missing, not a rolebook root, a bad rolebook.yaml): never a failure."""
+    out = []
+    for shared in config.shared_roots:
+        problem = None
+        if not shared.path.is_dir():
+            problem = "is missing"
+        elif not (shared.path / CONFIG_NAME).is_file() and not (shared.path / "agents" / "state").is_dir():
+            problem = "is not a rolebook root (`rolebook init` there makes it one)"
+        else:
+            try:
+                out.append((shared, load_config(shared.path)))
+            except ConfigError as exc:
+                problem = f"has a bad config ({exc})"
+        if problem:
+            _say_once(f"shared root {shared.name!r} ({shared.path}) {problem}: it is left out")
+    return out
+
+
+_said: set[str] = set()
+
+
+def _say_once(message: str) -> None:
+    if message not in _said:
+        _said.add(message)
+        sys.stderr.write(f"rolebook: {message}\n")

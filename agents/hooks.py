@@ -43,14 +43,13 @@ def _text(value: Any) -> str:
 def recall_text(root: Path | None, role: str | None, command: str, error: str) -> str:
     """Past lessons matching a failed command and its error, within RECALL_BUDGET tokens."""
     from rolebook.notebook import render_hits
-    from rolebook.rules import Session
 
-    from .config import find_root, load_config
+    from .config import find_root, load_config, open_session
 
     config = load_config(root.absolute() if root else find_root())
-    # keywords only, whatever the config says: this runs on every failed command, and a
-    # model load would stall the agent
-    found = Session(config.layout, config.limits, config.rules_file).recall(command, error, role)
+    # keywords only, whatever the config says (`recall` asks for them): this runs on every
+    # failed command, and a model load would stall the agent; shared roots too
+    found = open_session(config).recall(command, error, role)
     lines = render_hits(found, RECALL_BUDGET) if found is not None else []
     if not lines:
         return ""

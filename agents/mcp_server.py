@@ -70,8 +70,8 @@ def _fit(
 
 def _hit(hit: Any) -> dict[str, Any]:
     """A hit as structured content: what its line shows, no copy of its archive record."""
-    out = {k: v for k, v in hit.to_dict().items() if k in ("id", "role", "section", "status", "date", "text", "count")}
-    return out
+    shown = ("id", "origin", "role", "section", "status", "date", "text", "count")
+    return {k: v for k, v in hit.to_dict().items() if k in shown}
 
 
 def _result(text: str, data: dict[str, Any]) -> CallToolResult:
@@ -248,9 +248,11 @@ def build(root: Path | None = None, scope: str | None = None, session: str | Non
         until: Annotated[str | None, Field(description="YYYY-MM-DD.")] = None,
         limit: Annotated[int, Field(ge=1, le=100)] = 5,
         budget: Annotated[int, Field(ge=50, le=20000, description="Tokens at most.")] = 500,
+        root_only: Annotated[bool, Field(description="Only this project, not its shared roots.")] = False,
         ctx: Context[Any, Any] | None = None,
     ) -> CallToolResult:
-        """Search everything the roles remember: one line a hit, `[date] role/section: text #id`."""
+        """Search everything the roles remember: one line a hit, `[date] role/section: text #id`
+        (`team:role/section` for a hit from a shared root)."""
         from rolebook.notebook import Query
 
         q = Query(
@@ -264,7 +266,7 @@ def build(root: Path | None = None, scope: str | None = None, session: str | Non
             limit,
             mode=None,
         )
-        found = (await where.session(ctx)).search(q)
+        found = (await where.session(ctx)).search(q, root_only=root_only)
         for warning in found.warnings:
             sys.stderr.write(f"rolebook mcp: warning: {warning}\n")
         around = {"query": query, "total": found.total}

@@ -45,8 +45,9 @@ if TYPE_CHECKING:  # what type checkers see; at run time each name loads on firs
     )
     from .model import SECTIONS, Entry, Foreign, Notebook, count_lines, entry_id, is_role, normalize
     from .read import ReadResult, extra_state, load_text, read_notebook, store_extra_alerts
-    from .retrieval import STATUSES, Query, SearchResult, candidates, refresh, render_hits, search
+    from .retrieval import STATUSES, Query, SearchResult, candidates, refresh, render_hits, search_roots
     from .secrets import redact_value, redactions
+    from .sharing import Shared, share
 
 # Loaded on first use, so that importing one name (the read path does) does not import
 # every module of the package.
@@ -128,9 +129,11 @@ _WHERE = {
     "candidates": "retrieval",
     "refresh": "retrieval",
     "render_hits": "retrieval",
-    "search": "retrieval",
+    "search_roots": "retrieval",
     "redact_value": "secrets",
     "redactions": "secrets",
+    "Shared": "sharing",
+    "share": "sharing",
 }
 
 __all__ = [
@@ -159,6 +162,7 @@ __all__ = [
     "Recur",
     "RolebookError",
     "SearchResult",
+    "Shared",
     "StorageError",
     "StoreResult",
     "WriteResult",
@@ -205,7 +209,8 @@ __all__ = [
     "render_hits",
     "restore",
     "role_lock",
-    "search",
+    "search_roots",
+    "share",
     "split_lines",
     "store",
     "store_extra_alerts",

@@ -14,7 +14,7 @@ from __future__ import annotations
 import contextlib
 import json
 import sqlite3
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
@@ -56,13 +56,26 @@ class Mistake:
     active: bool
     group: str | None
     rule: str | None = None
+    repo: str | None = None  # in a shared root: the repository it was shared from
 
 
-def _rule_of(data: str | None) -> str | None:
-    if not data or '"rule"' not in data:
-        return None
-    rule = json.loads(data).get("rule")
-    return rule if isinstance(rule, str) else None
+def _mistake(row: Sequence[Any], group: str | None) -> Mistake:
+    """A Mistake from (id, date, text, count, op, active, ..., data) columns."""
+    data = row[-1]
+    extra = json.loads(data) if data and ('"rule"' in data or '"origin"' in data) else {}
+    rule, origin = extra.get("rule"), extra.get("origin")
+    repo = origin.get("repo") if isinstance(origin, dict) else None
+    return Mistake(
+        row[0],
+        row[1],
+        row[2],
+        row[3],
+        row[4],
+        bool(row[5]),
+        group,
+        rule if isinstance(rule, str) else None,
+        repo if isinstance(repo, str) else None,
+    )
 
 
 class Index(Lookups):
@@ -266,7 +279,7 @@ class Index(Lookups):
             f"WHERE g.role = ? AND g.grp IN ({marks})",
             (role, *groups),
         ).fetchall()
-        return [(r[0], Mistake(r[1], r[2], r[3], r[4], r[5], bool(r[6]), r[0], _rule_of(r[7]))) for r in rows]
+        return [(r[0], _mistake(r[1:], r[0])) for r in rows]
 
     def groups_due(self, role: str, min_dates: int) -> list[str]:
         """Recurrence groups with members on at least `min_dates` distinct dates."""
@@ -300,7 +313,7 @@ class Index(Lookups):
             "WHERE d.role = ? AND d.section = 'mistakes' ORDER BY d.date, d.id",
             (role,),
         ).fetchall()
-        return [Mistake(r[0], r[1], r[2], r[3], r[4], bool(r[5]), r[6], _rule_of(r[7])) for r in rows]
+        return [_mistake(r, r[6]) for r in rows]
 
     def ids_with_ctx_hash(self, ctx_hash: str) -> set[str]:
         """The ids of the logged events of this context hash."""

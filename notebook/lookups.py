@@ -112,6 +112,22 @@ class Lookups:
             (role,),
         ).fetchall()
 
+    def with_id_prefix(self, prefix: str) -> list[tuple[Any, ...]]:
+        """(id, role, op, section, date, text, count, tags, data) of the items whose id starts
+        with `prefix` (lowercase letters and digits), the promote review's decisions aside."""
+        assert prefix.isalnum()
+        return self.db.execute(
+            "SELECT id, role, op, section, date, text, count, tags, data FROM docs "
+            "WHERE id >= ? AND id < ? AND section != 'review' LIMIT 20",
+            (prefix, prefix + "\U0010ffff"),
+        ).fetchall()
+
+    def shared_record(self, rid: str) -> dict[str, Any] | None:
+        """The record a shared root holds for an item shared under this id, if any."""
+        row = self.db.execute("SELECT data FROM docs WHERE id = ? AND journalled = 1", (rid,)).fetchone()
+        data = json.loads(row[0]) if row is not None and row[0] else None
+        return data if isinstance(data, dict) else None
+
     def promotion_record(self, rule_id: str) -> dict[str, Any] | None:
         """The archive record of a rule's promotion, if it has one."""
         row = self.db.execute("SELECT data FROM docs WHERE id = ? AND op = 'promoted'", (rule_id,)).fetchone()

@@ -15,9 +15,9 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from .errors import InputError
+from .errors import InputError, RolebookError
 from .index import Index, rebuilt_on_failure
-from .index_sql import Filters, filters
+from .index_sql import TOKENIZER, Filters, filters
 from .layout import Layout
 
 MAX_QUERY_CHARS = 1000
@@ -69,6 +69,7 @@ class Hit:
     successes: int | None = None
     trials: int | None = None
     record: dict[str, Any] | None = None
+    origin: str = ""  # the shared root it came from ("": this root)
 
     def line(self) -> str:
         """`[date] role/section: text (xN) #id`, on one line, with no character that a
@@ -79,7 +80,8 @@ class Hit:
         if self.trials:
             text += f" ({self.successes}/{self.trials} worked)"
         status = "" if self.status in ("active", "archived") else f" [{self.status}]"
-        return f"[{self.date}] {self.role}/{self.section}: {text}{status} #{self.id}"
+        where = f"{self.origin}:" if self.origin else ""
+        return f"[{self.date}] {where}{self.role}/{self.section}: {text}{status} #{self.id}"
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -96,6 +98,8 @@ class Hit:
         }
         if self.trials:
             out["successes"], out["trials"] = self.successes, self.trials
+        if self.origin:
+            out["origin"] = self.origin
         if self.record:
             out["record"] = self.record
         return out
@@ -114,6 +118,9 @@ class SearchResult:
     hits: tuple[Hit, ...]
     total: int
     warnings: tuple[str, ...] = field(default=())
+    # keyword search: how many documents hold each of the query's words, and how many
+    # documents there are (what ranking several roots on one scale needs)
+    frequencies: tuple[tuple[int, ...], int] | None = None
 
 
 def check_query(text: str) -> tuple[str, str | None]:
@@ -144,14 +151,16 @@ def query_words(text: str) -> list[str]:
     return ([w for w in words if w not in _STOP] or words)[:64]
 
 
-def _telling_words(index: Index, words: list[str], rarest: int | None = None) -> tuple[list[str], bool]:
+def _telling_words(
+    index: Index, words: list[str], rarest: int | None = None, counted: tuple[dict[int, int], int] | None = None
+) -> tuple[list[str], bool]:
     """The words worth matching: those in at most half the documents (the rarest if none).
 
     A word in most documents adds next to nothing to BM25 but makes every one of them a
     match to score; the index's own tokenizer stems the words to look them up. The flag
     says that only such common words were left (BM25 cannot rank by them).
     """
-    freq, total = index.term_frequencies(words)
+    freq, total = counted or index.term_frequencies(words)
     kept = [w for i, w in enumerate(words) if 0 < freq[i] <= total / 2]
     if rarest is not None:
         kept = sorted(kept, key=lambda w: freq[words.index(w)])[:rarest]
@@ -220,6 +229,94 @@ def search(layout: Layout, query: Query, today: dt.date | None = None, model: st
     return rebuilt_on_failure(layout, lambda: _search(layout, query, today, model))
 
 
+def search_roots(
+    roots: list[tuple[str, Layout]], query: Query, today: dt.date | None = None, model: str | None = None
+) -> SearchResult:
+    """The best hits for a query over several roots (the first is this one, origin ""), on
+    one scale: keyword hits are scored again by BM25 with the statistics of all the roots
+    together, as if they were one index (each index's own BM25 weighs a word by how rare
+    it is there, which says nothing across roots); meaning scores are comparable as they
+    are. A hit from this root wins a tie. A root that cannot be searched is a warning.
+    """
+    if len(roots) == 1:
+        return search(roots[0][1], query, today, model)
+    text, cut = check_query(query.text)
+    if cut is not None:
+        found = search_roots(roots, replace(query, text=text), today, model)
+        return replace(found, warnings=(*found.warnings, cut))
+    if query.mode is None:  # one mode for every root, or their scores are not comparable
+        from . import semantic
+
+        loaded = semantic.available() and semantic.load(model) is not None
+        query = replace(query, mode="hybrid" if loaded else "keyword")
+    results: list[tuple[str, Layout, SearchResult]] = []
+    warnings: list[str] = []
+    each = replace(query, limit=query.limit * 2)  # one root's 6th hit may be the union's 5th
+    for name, layout in roots:
+        try:
+            found = search(layout, each, today, model)
+        except (OSError, RolebookError) as exc:
+            if not name:
+                raise
+            warnings.append(f"shared root {name!r} was not searched: {exc}")
+            continue
+        warnings += [f"{name}: {w}" if name else w for w in found.warnings]
+        results.append((name, layout, found))
+    # an item shared from this root keeps its id there: shown once, as this root's
+    every = [replace(h, origin=name) for name, _, found in reversed(results) for h in found.hits]
+    hits = list({h.id: h for h in every}.values())
+    if hits and query.mode == "keyword":
+        hits = _rescored(hits, [found.frequencies for _, _, found in results], query.text, today or dt.date.today())
+    hits.sort(key=lambda h: (-h.score, h.origin != "", h.origin))
+    total = min(sum(found.total for _, _, found in results) - (len(every) - len(hits)), COUNT_CAP)
+    return SearchResult(tuple(hits[: query.limit]), total, tuple(dict.fromkeys(warnings)))
+
+
+_K1, _B = 1.2, 0.75
+
+
+def _rescored(
+    hits: list[Hit], frequencies: list[tuple[tuple[int, ...], int] | None], text: str, today: dt.date
+) -> list[Hit]:
+    """Hits scored by one BM25: document frequencies summed over every root's index, term
+    counts from the index's own tokenizer, then the same boosts as `_hit`."""
+    import sqlite3
+
+    words = query_words(text)
+    df = [0] * len(words)
+    total = 0
+    for counted in frequencies:
+        if counted is not None:
+            df = [a + (counted[0][i] if i < len(counted[0]) else 0) for i, a in enumerate(df)]
+            total += counted[1]
+    db = sqlite3.connect(":memory:")
+    try:
+        db.execute(f"CREATE VIRTUAL TABLE t USING fts5(x, tokenize='{TOKENIZER}')")
+        db.execute("CREATE VIRTUAL TABLE v USING fts5vocab(t, 'instance')")
+        db.executemany("INSERT INTO t(rowid, x) VALUES (?, ?)", [(-1 - i, w) for i, w in enumerate(words)])
+        db.executemany("INSERT INTO t(rowid, x) VALUES (?, ?)", [(i, h.text) for i, h in enumerate(hits)])
+        counts: dict[int, dict[str, int]] = {}
+        for term, doc in db.execute("SELECT term, doc FROM v"):
+            counts.setdefault(doc, {}).setdefault(term, 0)
+            counts[doc][term] += 1
+    finally:
+        db.close()
+    stems = [set(counts.get(-1 - i, {})) for i in range(len(words))]
+    lengths = [sum(counts.get(i, {}).values()) for i in range(len(hits))]
+    avg = sum(lengths) / len(lengths) or 1.0
+    out = []
+    for i, hit in enumerate(hits):
+        tf_of = counts.get(i, {})
+        score = 0.0
+        for w, terms in enumerate(stems):
+            tf = max((tf_of.get(t, 0) for t in terms), default=0)
+            if tf:
+                idf = math.log(1 + (total - df[w] + 0.5) / (df[w] + 0.5))
+                score += idf * tf * (_K1 + 1) / (tf + _K1 * (1 - _B + _B * lengths[i] / avg))
+        out.append(replace(hit, score=score * _boost(hit.date, hit.successes, hit.trials, today)))
+    return out
+
+
 def _search(layout: Layout, query: Query, today: dt.date | None, model: str | None) -> SearchResult:
     mode = query.mode
     if mode is not None and mode not in MODES:
@@ -232,9 +329,12 @@ def _search(layout: Layout, query: Query, today: dt.date | None, model: str | No
             return _search_meaning(layout, query, loaded, mode or "hybrid", today or dt.date.today())
     with Index(layout) as index:
         warnings = refresh(layout, index)
-        words, common = _telling_words(index, query_words(query.text), query.rarest)
+        asked = query_words(query.text)
+        counted = index.term_frequencies(asked)
+        frequencies = (tuple(counted[0][i] for i in range(len(asked))), counted[1])
+        words, common = _telling_words(index, asked, query.rarest, counted)
         if not words:
-            return SearchResult((), 0, tuple(warnings))
+            return SearchResult((), 0, tuple(warnings), frequencies)
         expression = fts_expression(words)
         where = _filters(query)
         # counting stops at COUNT_CAP: past that the exact number says nothing more
@@ -252,7 +352,7 @@ def _search(layout: Layout, query: Query, today: dt.date | None, model: str | No
     today = today or dt.date.today()
     hits = [_hit((*row[1:10], rank[row[0]], *row[10:]), today) for row in rows]
     hits.sort(key=lambda h: -h.score)
-    return SearchResult(tuple(hits[: query.limit]), total, tuple(warnings))
+    return SearchResult(tuple(hits[: query.limit]), total, tuple(warnings), frequencies)
 
 
 #: hybrid ranking: cosine plus KEYWORD_WEIGHT x a keyword score (BM25 relative to the best
@@ -351,15 +451,21 @@ def _filters(query: Query) -> Filters:
     )
 
 
-def _hit(row: tuple[Any, ...], today: dt.date) -> Hit:
-    eid, role, section, status, op, date, text, count, tags, rank, successes, trials, data = row
+def _boost(date: str | None, successes: int | None, trials: int | None, today: dt.date) -> float:
+    """What a hit's score is multiplied by: a little for recency, a little for an event's success rate."""
     try:
-        age = max((today - dt.date.fromisoformat(date)).days, 0)
+        age = max((today - dt.date.fromisoformat(date or "")).days, 0)
     except (TypeError, ValueError):
         age = 10_000
     boost = 1 + 0.15 * math.pow(0.5, age / _HALF_LIFE_DAYS)
     if trials:
-        boost += 0.2 * ((successes + 1) / (trials + 2) - 0.5)
+        boost += 0.2 * (((successes or 0) + 1) / (trials + 2) - 0.5)
+    return boost
+
+
+def _hit(row: tuple[Any, ...], today: dt.date) -> Hit:
+    eid, role, section, status, op, date, text, count, tags, rank, successes, trials, data = row
+    boost = _boost(date, successes, trials, today)
     return Hit(
         eid,
         role,

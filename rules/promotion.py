@@ -65,6 +65,15 @@ class Candidate:
     active: tuple[str, ...]
     phrasing: str
     incidents: tuple[tuple[str, str], ...] = ()  # (date, text) of every occurrence, oldest first
+    repos: tuple[str, ...] = ()  # in a shared root: the repository of each incident ("" unknown)
+
+    def incident_lines(self) -> list[str]:
+        """`[date] text`, one per incident, oldest first, with its repository if known."""
+        repos = self.repos or ("",) * len(self.incidents)
+        return [
+            f"[{day}] {' '.join(said.split())}" + (f" (from {repo})" if repo else "")
+            for (day, said), repo in zip(self.incidents, repos, strict=True)
+        ]
 
     def rule(self, text: str | None = None) -> Rule:
         """The rule it would become: `text`, else the instruction in the latest wording."""
@@ -79,7 +88,10 @@ class Candidate:
             "members": list(self.members),
             "active": list(self.active),
             "phrasing": self.phrasing,
-            "incidents": [{"date": d, "role": self.role, "text": t} for d, t in self.incidents],
+            "incidents": [
+                {"date": d, "role": self.role, "text": t, **({"repo": r} if r else {})}
+                for (d, t), r in zip(self.incidents, self.repos or ("",) * len(self.incidents), strict=True)
+            ],
             "rule": self.rule().line(),
             "rule_id": self.rule().id,
         }
@@ -163,9 +175,11 @@ def candidates(
     min_dates: int = 3,
     same: Judge = keyword_same_mistake,
     skipped: bool = False,
+    min_repos: int = 0,
 ) -> list[Candidate]:
-    """Groups with incidents on at least `min_dates` distinct dates, not yet a rule, and
-    not skipped (unless `skipped`) since their last incident."""
+    """Groups with incidents on at least `min_dates` distinct dates (and, in a shared
+    root, from at least `min_repos` repositories), not yet a rule, and not skipped
+    (unless `skipped`) since their last incident."""
     rules_file, _ = load(rules_path)
     rules = rules_file.rules
     out = []
@@ -180,6 +194,8 @@ def candidates(
                 if len(candidate.dates) < min_dates or _covered(group, mine, same):
                     continue
                 if not skipped and said.is_skipped(candidate.members):
+                    continue
+                if min_repos and len({m.repo for m in group if m.repo}) < min_repos:
                     continue
                 out.append(candidate)
     out.sort(key=lambda c: (-len(c.dates), -c.count, c.id))
@@ -199,6 +215,7 @@ def _candidate(role: str, group: list[Mistake]) -> Candidate:
         tuple(m.id for m in group if m.active),
         latest.text,
         tuple((m.date, m.text) for m in group),
+        tuple(m.repo or "" for m in group) if any(m.repo for m in group) else (),
     )
 
 

@@ -31,6 +31,7 @@ if TYPE_CHECKING:
         Query,
         ReadResult,
         SearchResult,
+        Shared,
         StoreResult,
         Writer,
         WriteResult,
@@ -143,6 +144,12 @@ class Session:
     review: Judge = keyword_same_mistake
     dedup: Judge | None = None
     min_dates: int = 3  # a mistake on this many distinct dates is due for promotion
+    # shared roots (a team's knowledge repositories): searched beside this root, written
+    # only by `share` and `promote(shared=...)`; `share_mistakes` names those that take
+    # every new mistake; `repo` is the name this root's items go by there
+    shared: tuple[tuple[str, Session], ...] = ()
+    share_mistakes: tuple[str, ...] = ()
+    repo: str = ""
 
     @property
     def who(self) -> Writer:
@@ -172,6 +179,10 @@ class Session:
 
         found = self.search(Query(task, skip_active_of=role, limit=TASK_HITS))
         return Started(read, task, found, budget)
+
+    def roots(self, root_only: bool = False) -> list[tuple[str, Layout]]:
+        """(origin, layout) of the roots a search looks in: this one ("") first."""
+        return [("", self.layout)] + ([] if root_only else [(n, s.layout) for n, s in self.shared])
 
     # -- session end -----------------------------------------------------------------
 
@@ -220,6 +231,14 @@ class Session:
             )
         except (RolebookError, OSError, sqlite3.Error) as exc:  # derived state: the next write redoes it
             warnings.append(f"the alerts `read` shows were not refreshed ({exc}); the entries are written")
+        for name in self.share_mistakes if new else ():
+            for mid, _ in new:
+                try:
+                    self.share(mid, name)
+                except (RolebookError, OSError, sqlite3.Error) as exc:
+                    warnings.append(
+                        f"mistake #{mid} was not shared to {name!r} ({exc}); `rolebook share {mid}` retries"
+                    )
         return Recorded(result, tuple(broken), tuple(redactions(*said)), tuple(warnings))
 
     def entries(self, day: str, **sections: Sequence[str] | None) -> list[Entry]:
@@ -263,15 +282,16 @@ class Session:
 
     # -- long-term memory ------------------------------------------------------------
 
-    def search(self, query: Query) -> SearchResult:
-        """The best hits for a query, in this session's mode unless the query names one."""
+    def search(self, query: Query, root_only: bool = False) -> SearchResult:
+        """The best hits for a query, in this session's mode unless the query names one,
+        from this root and every shared root (unless `root_only`), ranked together."""
         from dataclasses import replace
 
-        from rolebook.notebook import search
+        from rolebook.notebook import search_roots
 
         if query.mode is None:
             query = replace(query, mode=self.mode)
-        return search(self.layout, query, model=self.model)
+        return search_roots(self.roots(root_only), query, model=self.model)
 
     def recall(self, command: str, error: str, role: str | None = None) -> SearchResult | None:
         """Past lessons that match a failed command and its error, an event logged for this
@@ -280,18 +300,53 @@ class Session:
         A failure's output is long and full of common words: its rarest few words say
         what it is. Keywords only: this runs on every failed command of an agent.
         """
-        from rolebook.notebook import Index, Query, SearchResult, derive_ctx_hash, search
+        from rolebook.notebook import Index, Query, SearchResult, derive_ctx_hash, search_roots
 
         if not (command.strip() or error.strip()):
             return None
         if not self.layout.archive.exists() and not self.layout.memory.exists():
             return None
         roles = (check_role(role),) if role else ()
-        found = search(self.layout, Query(f"{command} {error}", roles=roles, limit=5, rarest=4, mode="keyword"))
+        query = Query(f"{command} {error}", roles=roles, limit=5, rarest=4, mode="keyword")
+        found = search_roots(self.roots(), query)
         with Index(self.layout) as index:
             same = index.ids_with_ctx_hash(derive_ctx_hash(command, error))
         hits = sorted(found.hits, key=lambda h: (h.id not in same, -h.score))
         return SearchResult(tuple(hits), found.total, found.warnings)
+
+    def share(self, key: str, to: str | None = None) -> tuple[str, Shared]:
+        """Copy the item whose id starts with `key` into a shared root (`to`, or the only
+        one), once, redacted again, with where it came from. Returns (root name, result).
+
+        Raises:
+            InputError: no shared root, or several and `to` names none of them.
+            NoMatch: no item has that id. ScopeError: a writer scoped to another role.
+        """
+        from rolebook.notebook import share
+
+        name, target = self.shared_root(to)
+        return name, share(self.layout, self.repo, target.layout, key, self.who)
+
+    def shared_root(self, name: str | None = None) -> tuple[str, Session]:
+        """The shared root of this name (or the only one).
+
+        Raises:
+            InputError: none configured, an unknown name, or several and no name.
+        """
+        from rolebook.notebook import InputError
+
+        names = [n for n, _ in self.shared]
+        for n, root in self.shared:
+            if n == name or (name is None and len(names) == 1):
+                return n, root
+        if name is not None:
+            there = f"there are: {', '.join(names)}" if names else "none could be opened"
+            raise InputError(f"no shared root named {name!r} ({there})")
+        if names:
+            raise InputError(f"several shared roots ({', '.join(names)}): say which with --to")
+        raise InputError(
+            "no shared root: name one in rolebook.yaml, e.g. shared_roots: [{name: team, path: ../knowledge}]"
+        )
 
     def store(self, role: str, category: str, text: str, tags: Sequence[str] = ()) -> StoreResult:
         """Keep an item in long-term memory, unless one that says the same is there."""
@@ -329,10 +384,11 @@ class Session:
     # -- rules -----------------------------------------------------------------------
 
     def candidates(
-        self, role: str | None = None, min_dates: int | None = None, skipped: bool = False
+        self, role: str | None = None, min_dates: int | None = None, skipped: bool = False, min_repos: int = 0
     ) -> list[Candidate]:
         """Mistakes that came back on at least `min_dates` dates (default: the config's),
-        not a rule yet, and not skipped since their last incident (unless `skipped`)."""
+        from at least `min_repos` repositories (in a shared root), not a rule yet, and not
+        skipped since their last incident (unless `skipped`)."""
         from .promotion import candidates, finish_promotions, refresh_alerts
 
         for rule in finish_promotions(
@@ -340,7 +396,9 @@ class Session:
         ):
             refresh_alerts(self.layout, self.rules_path, rule.role, min_dates=self.min_dates, same=self.recurrence)
         days = min_dates or self.min_dates
-        return candidates(self.layout, self.rules_path, check_role(role) if role else None, days, self.review, skipped)
+        return candidates(
+            self.layout, self.rules_path, check_role(role) if role else None, days, self.review, skipped, min_repos
+        )
 
     def promote(self, candidate: Candidate | str, text: str | None = None) -> Promotion:
         """Make a candidate (or the one whose id starts with this) a rule; its notebook

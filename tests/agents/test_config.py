@@ -137,7 +137,7 @@ def test_promote_and_shared_roots_settings_are_read(tmp_path: Path) -> None:
     config = load_config(tmp_path)
     assert config.min_dates == 4
     (team,) = config.shared_roots
-    assert (team.name, team.path, team.share) == ("team", (tmp_path / "../knowledge").absolute(), ("mistakes",))
+    assert (team.name, team.path, team.share) == ("team", tmp_path.parent / "knowledge", ("mistakes",))
 
 
 def test_the_search_does_not_go_up_into_a_ceiling_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
