@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rolebook.notebook import check_role
 
 from .cli_app import JsonOpt, _errors, _globals, _print_json, app
-from .config import find_root
+from .config import find_root, load_config
 
 
 @app.command("recall")
@@ -86,6 +87,36 @@ def integrate_cmd(
             print(f"{'created' if p.before is None else 'updated'} {rel}: {p.what}")
     if not done:
         print(f"{agent}: already integrated, nothing to change")
+    for line in _team_rules_lines(agent, load_config(root)):
+        print(line)
+
+
+#: the instructions file of each agent CLI, and whether it reads `@path` imports
+_RULES_FILES = {
+    "claude": ("CLAUDE.md", True),
+    "gemini": ("GEMINI.md", True),
+    "codex": ("AGENTS.md", False),
+    "copilot": (".github/copilot-instructions.md", False),
+    "cursor": ("a .cursor/rules/ file", False),
+}
+
+
+def _team_rules_lines(agent: str, config: Any) -> list[str]:
+    """For each shared root, the line that makes this agent CLI read its team rules."""
+    from .config import shared_configs
+
+    out = []
+    name, imports = _RULES_FILES.get(agent, ("AGENTS.md", False))
+    for shared, its in shared_configs(config):
+        rules = os.path.relpath(its.rules_file, config.root)
+        if imports:
+            out.append(f"team rules of {shared.name!r}: add this line to {name} so {agent} reads them: @{rules}")
+        else:
+            out.append(
+                f"team rules of {shared.name!r}: {agent} reads no @-imports; paste what "
+                f"`rolebook rules --rules-file {rules}` lists into {name}"
+            )
+    return out
 
 
 @app.command("merge-driver", hidden=True)

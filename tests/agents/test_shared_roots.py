@@ -204,3 +204,10 @@ def test_the_recall_hook_finds_a_lesson_in_the_shared_root(team: dict[str, Path]
     assert done.returncode == 0, done.stderr
     context = json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"]
     assert "team:coder/learnings: npm ci fails with EACCES" in context
+
+
+def test_integrate_offers_the_line_that_makes_each_cli_read_the_team_rules(team: dict[str, Path]) -> None:
+    claude = ok(team["app3"], "integrate", "claude", "--role", "coder")
+    assert "add this line to CLAUDE.md so claude reads them: @../knowledge/CLAUDE.md" in claude
+    codex = ok(team["app3"], "integrate", "codex", "--role", "coder", "--print")
+    assert "codex reads no @-imports; paste what `rolebook rules --rules-file ../knowledge/CLAUDE.md`" in codex
