@@ -144,7 +144,7 @@ def mcp_cmd(ctx: typer.Context) -> None:
     \b
     Example (Claude Code):  claude mcp add rolebook -- rolebook mcp
     """
-    from .mcp_server import run as serve
+    from .mcp_front import serve
 
     g = _globals(ctx)
-    serve(g.root, g.as_role, g.session)
+    serve(g.root, check_role(g.as_role) if g.as_role else None, g.session)

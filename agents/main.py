@@ -3,7 +3,7 @@
 `rolebook read ROLE` and `rolebook update ROLE ...` run at the start and the end of
 every agent session, and importing typer alone costs about five bare interpreter
 start-ups. So their plain forms (the global options, the role, the entry flags,
-`--json`) and the hooks are answered here without typer; anything else, `--help` and
+`--json`), the hooks and `mcp` are answered here without typer; anything else, `--help` and
 every error in the arguments included, goes to the typer app in `cli.py`, whose
 commands call the same functions (session_io.py, hooks.py).
 """
@@ -143,9 +143,33 @@ def _fast_update(args: list[str]) -> int | None:
         return exc.exit_code
 
 
+def _fast_mcp(args: list[str]) -> int | None:
+    """Serve `[globals] mcp` without typer: an agent CLI waits for its first answer."""
+    import os
+
+    found = _globals(args, "mcp")
+    if found is None or found[1]:
+        return None
+    given = found[0]
+    root = given.get("--root") or os.environ.get("ROLEBOOK_ROOT") or None
+    scope = given.get("--as") or os.environ.get("ROLEBOOK_ROLE") or None
+    session = given.get("--session") or os.environ.get("ROLEBOOK_SESSION") or None
+    from rolebook.notebook import check_role
+
+    from .mcp_front import serve
+
+    try:
+        return serve(Path(root) if root else None, check_role(scope) if scope else None, session)
+    except RolebookError as exc:
+        sys.stderr.write(f"rolebook: {exc}\n")
+        return exc.exit_code
+
+
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
-    code = _fast_read(args)
+    code = _fast_mcp(args)
+    if code is None:
+        code = _fast_read(args)
     if code is None:
         code = _fast_update(args)
     if code is None:

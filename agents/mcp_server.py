@@ -17,7 +17,7 @@ import warnings
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from pathlib import Path
-from typing import Annotated, Any, Literal, ParamSpec, TypeVar
+from typing import IO, Annotated, Any, Literal, ParamSpec, TypeVar
 from urllib.parse import unquote, urlparse
 
 import anyio
@@ -31,6 +31,7 @@ from rolebook.notebook import InputError, RolebookError, Writer, check_date, che
 from rolebook.rules import Session
 
 from .config import find_root, load_config, open_session
+from .mcp_listing import instructions
 
 READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 WRITES = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
@@ -138,26 +139,6 @@ async def _client_root(ctx: Context[Any, Any]) -> Path | None:
         if uri.scheme == "file":
             return find_root(Path(unquote(uri.path)))
     return None
-
-
-def instructions(role: str | None) -> str:
-    """The memory protocol for an agent that reaches rolebook over MCP: tools and their
-    parameters (not CLI commands), and, for a scoped server, the agent's role."""
-    who = (
-        f"You work as the {role} role: the role parameter of every tool defaults to {role!r}."
-        if role
-        else "You work in a role (coder, designer, qa, ...): pass it as the role parameter."
-    )
-    return (
-        f"Per-role memory that lasts between sessions (rolebook). {who} "
-        "1. Before you start work, call `read` (with `task`: what you are about to do) and follow what the "
-        "notebook says. 2. Before you repeat work, or when something fails, call `search` with `query`: a few "
-        "words of the problem. 3. Before you finish, call `update` with `mistakes` (each: what went wrong; what "
-        "to do instead), `learnings` and `log` ('TASK-ID: what you did'), one short line each; skip what the "
-        "notebook already says. 4. When `read` says promotions are due, call `promote_review`, then "
-        "`promote_apply` with the candidate's `id` and `text`: the rule, as an instruction. Change the notebook "
-        "only through these tools."
-    )
 
 
 _CLI_HINTS = (
@@ -391,5 +372,18 @@ def build(root: Path | None = None, scope: str | None = None, session: str | Non
 
 
 def run(root: Path | None, scope: str | None, session: str | None) -> None:
-    """Serve over stdio until the client hangs up."""
+    """Serve over stdio with the SDK alone, until the client hangs up (`rolebook mcp`
+    answers the handshake first: `mcp_front.serve`)."""
     build(root, scope, session).run("stdio")
+
+
+def serve_streams(server: MCPServer, stdin: IO[str], stdout: Any) -> None:
+    """Serve one connection over these text streams (`stdout` needs write and flush)."""
+    from mcp.server.stdio import stdio_server
+
+    async def main() -> None:
+        async with stdio_server(anyio.wrap_file(stdin), anyio.wrap_file(stdout)) as (read, write):
+            lowlevel = server._lowlevel_server  # what MCPServer.run_stdio_async serves, on our streams
+            await lowlevel.run(read, write, lowlevel.create_initialization_options())
+
+    anyio.run(main)

@@ -1,6 +1,7 @@
 """The MCP server's numbers, run by hand: `python tests/bench/bench_mcp.py [--records 10000]`.
 
-Time from spawning `rolebook mcp` to the initialize answer; p50/p95 of a `search` tool
+Time from spawning `rolebook mcp` to the initialize and tools/list answers, against
+`python -c pass` and the SDK server alone in the same run; p50/p95 of a `search` tool
 call over stdio on an archive of --records; and the output of each tool on a full
 notebook, in tokens (characters / 4). Budget (DESIGN.md section 11): a tool call after
 start p50 under 20 ms.
@@ -9,8 +10,10 @@ start p50 under 20 ms.
 from __future__ import annotations
 
 import argparse
+import json
 import random
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -27,15 +30,54 @@ def params(root: str) -> StdioServerParameters:
     return StdioServerParameters(command=sys.executable, args=["-m", "rolebook", "--root", root, "mcp"])
 
 
-async def spawn_time(root: str) -> float:
+INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 0,
+    "method": "initialize",
+    "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "bench", "version": "0"}},
+}
+LISTING = [
+    {"jsonrpc": "2.0", "method": "notifications/initialized"},
+    {"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
+]
+
+
+def spawn_times(command: list[str]) -> tuple[float, float]:
+    """Seconds from spawning `command` to its initialize answer, and to its tools/list answer."""
     start = time.perf_counter()
-    async with Client(params(root)):
-        return time.perf_counter() - start
+    with subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL) as p:
+        assert p.stdin is not None and p.stdout is not None
+        p.stdin.write((json.dumps(INITIALIZE) + "\n").encode())
+        p.stdin.flush()
+        p.stdout.readline()
+        initialized = time.perf_counter() - start
+        p.stdin.write("".join(json.dumps(m) + "\n" for m in LISTING).encode())
+        p.stdin.flush()
+        p.stdout.readline()
+        listed = time.perf_counter() - start
+        p.stdin.close()
+        p.stdout.read()
+    return initialized, listed
+
+
+def bare() -> float:
+    start = time.perf_counter()
+    subprocess.run([sys.executable, "-c", "pass"], check=True)
+    return time.perf_counter() - start
 
 
 async def measure(root: str, calls: int) -> None:
-    spawns = [await spawn_time(root) for _ in range(5)]
-    print(f"spawn to initialize answered: median {statistics.median(spawns) * 1000:.0f} ms (5 runs)")
+    exe = str(Path(sys.executable).parent / "rolebook")
+    sdk_only = [sys.executable, "-c", "from rolebook.agents.mcp_server import run; run(None, None, None)"]
+    rows = [(bare(), spawn_times([exe, "--root", root, "mcp"]), spawn_times(sdk_only)) for _ in range(11)]
+    base = statistics.median(r[0] for r in rows) * 1000
+    for name, n in (("rolebook mcp", 1), ("the SDK server alone", 2)):
+        init = statistics.median(r[n][0] for r in rows) * 1000  # type: ignore[index]
+        listed = statistics.median(r[n][1] for r in rows) * 1000  # type: ignore[index]
+        print(
+            f"{name}: initialize answered {init:.0f} ms ({init / base:.1f}x python -c pass, {base:.0f} ms), "
+            f"tools/list {listed:.0f} ms ({listed / base:.1f}x); median of 11"
+        )
     rng = random.Random(3)
     async with Client(params(root)) as c:
         await c.call_tool("search", {"query": "warm up"})
