@@ -44,3 +44,67 @@ def test_deleting_the_derived_folder_while_writers_run_loses_nothing(tmp_path: P
     report = stress.check(tmp_path, lines)
     assert report["acknowledged"]["entry"] > 20 and lines.count("op clean") > 10
     assert not [line for line in lines if line.startswith("ERROR")]
+
+
+def _git(cwd: Path, *args: str) -> None:
+    import subprocess
+
+    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.invalid"}
+    env |= {"GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.invalid"}
+    done = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, env=env)
+    assert done.returncode == 0, (args, done.stdout, done.stderr)
+
+
+@pytest.mark.load
+@pytest.mark.parametrize("into", ["main", "feature"])
+def test_a_real_git_merge_of_two_busy_branches_past_the_caps_loses_nothing(tmp_path: Path, into: str) -> None:
+    """Writers on two worktrees of one repository, far past the caps, then `git merge`
+    (either way round): every acknowledged entry is in the notebook or journalled."""
+    import json
+    import subprocess
+
+    from rolebook.notebook.markdown import parse
+
+    main, feature = tmp_path / "main", tmp_path / "feature"
+    main.mkdir()
+    _git(main, "init", "-q", "-b", "main")
+    rolebook = [sys.executable, "-m", "rolebook"]
+    subprocess.run([*rolebook, "--root", str(main), "init", "coder"], check=True, capture_output=True)
+    (main / "rolebook.yaml").write_text("limits: {learnings: 6, mistakes: 4, session_log: 4}\n")
+    _git(main, "add", "-A")
+    _git(main, "commit", "-qm", "base")
+    _git(main, "worktree", "add", "-q", "-b", "feature", str(feature))
+    acknowledged: list[str] = []
+
+    def writer(root: Path, name: str) -> list[subprocess.Popen[str]]:
+        runs = []
+        for n in range(12):
+            section = ("-l", "-m", "--log")[n % 3]
+            text = f"{name} entry {n} about widget {n * 7}"
+            day = f"2026-0{1 + n % 9}-1{n % 10}"
+            runs.append(
+                subprocess.Popen(
+                    [*rolebook, "--root", str(root), "update", "coder", section, text, "--date", day],
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.PIPE,
+                    text=True,
+                )
+            )
+            acknowledged.append(text)
+        return runs
+
+    for run in writer(main, "main") + writer(feature, "feature"):  # both branches busy at once
+        _, err = run.communicate()
+        assert run.returncode == 0, err
+    _git(main, "commit", "-qam", "main work")
+    _git(feature, "commit", "-qam", "feature work")
+    target, other = (main, "feature") if into == "main" else (feature, "main")
+    _git(target, "merge", "-q", other, "-m", "merge")
+    notebook = target / "agents/state/memory/coder.md"
+    kept = {e.text for e in parse(notebook.read_text()).entries()}
+    records = [json.loads(x) for x in (target / "agents/state/archive/coder.jsonl").read_text().splitlines()]
+    last = {r["text"]: r["op"] for r in records}
+    for text in acknowledged:
+        assert text in kept or last.get(text) in ("pruned", "recurred"), (text, last.get(text))
+    doctor = subprocess.run([*rolebook, "--root", str(target), "doctor"], capture_output=True, text=True)
+    assert "left the notebook" not in doctor.stdout, doctor.stdout
