@@ -55,18 +55,38 @@ def _fit(
     that says what was cut and the structured content `around` the items: Claude Code and
     Codex show the model the structured content, Copilot shows both."""
     total = len(lines) if total is None else total
-    trailer = len(f"\n{total} of {total} {what} shown; refine, or raise budget")
-    room = budget * 4 - trailer - len(json.dumps(around or {}, ensure_ascii=False)) - 2
+    note = f"{total} of {total} {what} shown; refine, or raise budget"
+    # the note goes into the text and, as "cut", into the structured content
+    room = budget * 4 - 2 * (len(note) + 12) - len(json.dumps(around or {}, ensure_ascii=False)) - 2
     n = used = 0
     for line, item in zip(lines, items, strict=True):
-        cost = len(line) + 1 + len(json.dumps(item, ensure_ascii=False)) + 2
+        cost = _cost(line, item)
         if used + cost > room:
             break
         n, used = n + 1, used + cost
-    shown = lines[:n]
-    if n < total:
-        shown.append(f"{n} of {total} {what} shown; refine, or raise budget")
-    return "\n".join(shown), items[:n]
+    shown, kept = lines[:n], items[:n]
+    if n == 0 and items and isinstance(items[0].get("text"), str):  # one hit over the whole budget: cut its text
+        line, item = lines[0], items[0]
+        step = max(1, len(item["text"]) // 20)
+        for size in [*range(len(item["text"]) - 1, 20, -step), 20]:
+            cut_line, cut_item = (
+                line[: len(line) - len(item["text"]) + size] + "…",
+                {**item, "text": item["text"][:size] + "…"},
+            )
+            if _cost(cut_line, cut_item) <= room:
+                shown, kept = [cut_line], [cut_item]
+                break
+    if len(kept) < total:
+        said = f"{len(kept)} of {total} {what} shown; refine, or raise budget"
+        shown.append(said)
+        if around is not None:
+            around["cut"] = said
+    return "\n".join(shown), kept
+
+
+def _cost(line: str, item: dict[str, Any]) -> int:
+    """Characters a line and its item add to a result: the line in the text, the item in the structured content."""
+    return len(line) + 1 + len(json.dumps(item, ensure_ascii=False)) + 2
 
 
 def _hit(hit: Any) -> dict[str, Any]:
@@ -190,10 +210,11 @@ def build(root: Path | None = None, scope: str | None = None, session: str | Non
             for warning in found.warnings:
                 sys.stderr.write(f"rolebook mcp: warning: {warning}\n")
             lines, items = [h.line() for h in found.hits], [_hit(h) for h in found.hits]
-            hits_text, hits = _fit(lines, items, budget, "hits", around={"query": task, "total": found.total})
+            around = {"query": task, "total": found.total}
+            hits_text, hits = _fit(lines, items, budget, "hits", around=around)
             if hits_text:
                 text += "\nrolebook: from memory, for this task:\n" + hits_text + "\n"
-            data["task"] = {"query": task, "total": found.total, "hits": hits}
+            data["task"] = {**around, "hits": hits}
         return _result(text, data)
 
     @server.tool(annotations=WRITES)

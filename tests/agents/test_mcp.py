@@ -328,5 +328,24 @@ def test_search_keeps_text_and_structured_content_together_within_the_budget(tmp
         assert len(hits) == len(lines) - 1 >= 1 and lines[-1].endswith("hits shown; refine, or raise budget")
         assert all("record" not in h for h in hits)
         assert len(text(r)) + len(json.dumps(r.structured_content)) <= 150 * 4  # all a client can show
+        assert r.structured_content["cut"] == lines[-1]  # Claude Code and Codex show only this part
+
+    run(tmp_path, body)
+
+
+def test_a_hit_longer_than_the_whole_budget_comes_back_cut_not_dropped(tmp_path: Path) -> None:
+    async def body(c: Client) -> None:
+        await c.call_tool("store", {"role": "coder", "category": "notes", "text": "npm EACCES " + "detail " * 100})
+        r = await c.call_tool("search", {"query": "npm EACCES", "budget": 100})
+        assert r.structured_content is not None
+        (hit,) = r.structured_content["hits"]
+        assert hit["text"].startswith("npm EACCES detail") and hit["text"].endswith("…")
+        (line,) = text(r).splitlines()
+        assert line.startswith("[") and line.endswith("…") and "cut" not in r.structured_content
+        assert len(text(r)) + len(json.dumps(r.structured_content)) <= 100 * 4
+        # where not even a cut hit fits, the structured content says so, as the text does
+        r = await c.call_tool("search", {"query": "npm EACCES", "budget": 50})
+        assert r.structured_content is not None and r.structured_content["hits"] == []
+        assert r.structured_content["cut"] == text(r) == "0 of 1 hits shown; refine, or raise budget"
 
     run(tmp_path, body)
