@@ -1,0 +1,144 @@
+"""rolebook inside the real clients: the MCP Inspector CLI and the official TypeScript SDK
+client against `rolebook mcp`, and Claude Code running a whole offline session against a
+stand-in model server on 127.0.0.1 that records what reached the model's context.
+
+The clients are npm packages pinned in tests/clients/package.json; `.ci/run` installs
+them (`npm install --prefix tests/clients`). Where they are not installed, these tests
+skip and say so.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+from standin import StandIn  # noqa: E402
+
+BIN = HERE / "node_modules" / ".bin"
+ROLEBOOK = str(Path(sys.executable).parent / "rolebook")
+NOTEBOOK_LINE = "npm ci failed with EACCES on the root-owned checkout; chown it first"
+
+
+def client(name: str) -> str:
+    path = BIN / name
+    if shutil.which("node") is None:
+        pytest.skip("Node.js is not installed: the real clients run on it")
+    if not path.exists():
+        pytest.skip(f"{name} is not installed: npm install --prefix tests/clients (the versions are pinned there)")
+    return str(path)
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    """A git repository with a coder notebook, wired into Claude Code by `init --agent`."""
+    root = tmp_path / "project"
+    root.mkdir()
+    subprocess.run(["git", "init", "-q"], cwd=root, check=True)
+    for args in (
+        ["init", "coder", "--agent", "claude"],
+        ["update", "coder", "-m", NOTEBOOK_LINE, "-l", "the staging database is db-stg"],
+    ):
+        subprocess.run([ROLEBOOK, *args], cwd=root, check=True, capture_output=True)
+    for n in range(30):  # enough archive that a search must be cut to its budget
+        subprocess.run(
+            [ROLEBOOK, "store", "coder", "notes", f"npm EACCES note {n}: " + "the checkout permissions " * 4],
+            cwd=root,
+            check=True,
+            capture_output=True,
+        )
+    return root
+
+
+def test_the_mcp_inspector_cli_lists_the_tools_and_a_search_keeps_to_its_budget(project: Path) -> None:
+    inspector = client("mcp-inspector-cli")
+    base = [inspector, "--cli", ROLEBOOK, "--root", str(project), "--as", "coder", "mcp"]
+    listed = subprocess.run([*base, "--method", "tools/list"], capture_output=True, text=True, timeout=120)
+    assert listed.returncode == 0, listed.stderr
+    names = {t["name"] for t in json.loads(listed.stdout)["tools"]}
+    assert names == {"read", "update", "search", "store", "log", "promote_review", "promote_apply"}
+    args = ["--tool-arg", "query=npm EACCES", "--tool-arg", "limit=100", "--tool-arg", "budget=100"]
+    called = subprocess.run(
+        [*base, "--method", "tools/call", "--tool-name", "search", *args], capture_output=True, text=True, timeout=120
+    )
+    assert called.returncode == 0, called.stderr
+    result = json.loads(called.stdout)
+    shown = result["content"][0]["text"] + json.dumps(result["structuredContent"])
+    assert len(shown) <= 100 * 4 + 40  # the budget, give or take the JSON spacing the Inspector adds
+    assert result["structuredContent"]["cut"].endswith("hits shown; refine, or raise budget")
+
+
+def test_the_typescript_sdk_client_sees_the_role_the_notebook_and_results_within_budget(project: Path) -> None:
+    if not (HERE / "node_modules" / "@modelcontextprotocol" / "sdk").exists():
+        pytest.skip("@modelcontextprotocol/sdk is not installed: npm install --prefix tests/clients")
+    if shutil.which("node") is None:
+        pytest.skip("Node.js is not installed: the real clients run on it")
+    done = subprocess.run(
+        ["node", str(HERE / "sdk_probe.mjs"), ROLEBOOK, "--root", str(project), "--as", "coder", "mcp"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    seen: dict[str, Any] = json.loads(done.stdout)
+    assert seen["server"]["name"] == "rolebook"
+    assert "You work as the coder role" in seen["instructions"] and "--mistake" not in seen["instructions"]
+    assert NOTEBOOK_LINE in seen["read"]["content"][0]["text"]
+    search = seen["search"]
+    assert len(search["content"][0]["text"]) + len(json.dumps(search["structuredContent"])) <= 100 * 4 + 40
+    assert all("record" not in hit for hit in search["structuredContent"]["hits"])
+
+
+def test_a_whole_claude_code_session_gets_the_notebook_the_recalled_lesson_and_one_reminder(
+    project: Path, tmp_path: Path
+) -> None:
+    claude = client("claude")
+    steps = [
+        ("Bash", {"command": "npm ci --prefix ./no-such-package"}),  # fails: the recall hook runs
+        ("ToolSearch", {"query": "select:mcp__rolebook__search"}),  # Claude Code defers MCP tools
+        ("mcp__rolebook__search", {"query": "npm EACCES checkout", "limit": 100, "budget": 100}),
+    ]
+    home = tmp_path / "home"
+    home.mkdir()
+    with StandIn(steps) as model:
+        env = {
+            **os.environ,
+            "HOME": str(home),
+            "ANTHROPIC_BASE_URL": model.url,
+            "ANTHROPIC_API_KEY": "standin-key",
+            "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+            "DISABLE_AUTOUPDATER": "1",
+            "DISABLE_TELEMETRY": "1",
+        }
+        allowed = ["--allowedTools", "Bash", "ToolSearch", "mcp__rolebook"]
+        done = subprocess.run(
+            [claude, "-p", "fix the npm install", "--output-format", "json", "--mcp-config", ".mcp.json", *allowed],
+            cwd=project,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        assert done.returncode == 0, done.stdout + done.stderr
+        contexts = model.contexts()
+        results = model.tool_results()
+    first, last = contexts[0], contexts[-1]
+    assert NOTEBOOK_LINE in first  # the session-start hook put the notebook in context
+    assert "mcp__rolebook__search" in first  # the MCP server's tools reached the model
+    assert "past lessons that match this failure" not in first
+    assert "rolebook: past lessons that match this failure" in contexts[1]  # recalled after the failed npm
+    searched = json.loads(results[2])
+    assert len(results[2]) <= 100 * 4 and searched["cut"].endswith("hits shown; refine, or raise budget")
+    # the Stop hook blocked once: one more model call, whose context carries it once (Claude
+    # Code shows a block as feedback, and again as the hook's error)
+    reminders = [c.count("Stop hook feedback") for c in contexts]
+    assert reminders[-1] == 1 and sum(1 for n in reminders if n) == 1
+    assert last.count("rolebook update coder") >= 1
