@@ -73,8 +73,28 @@ def test_the_recurring_mistake_example_ends_in_a_rule(tmp_path: Path) -> None:
 
 def test_ci_installs_and_tests_exactly_as_the_readme_says() -> None:
     ci = (PROJECT / ".ci" / "run").read_text(encoding="utf-8")
-    for line in block_after("Set up") + block_after("Test"):
-        assert line in ci, line
+    for line in block_after("Quick start") + block_after("Set up") + block_after("Test"):
+        assert line in ci.splitlines(), line
+
+
+def test_the_first_code_block_is_the_quick_start_two_one_line_commands() -> None:
+    first = re.search(r"```sh\n(.*?)```", README, re.DOTALL)
+    assert first is not None
+    lines = [line for line in first.group(1).splitlines() if line.strip()]
+    assert lines == block_after("Quick start")
+    install, test = lines
+    assert install.startswith("pip install . && ") and test == "pip install '.[test]' && python -m pytest"
+    assert block_after("Test") == [test]
+
+
+def test_the_quick_start_runs_its_main_job_on_a_scratch_project(tmp_path: Path) -> None:
+    """The first command after its `pip install .`, with this installation's rolebook, as bash runs it."""
+    install = block_after("Quick start")[0]
+    scratch = install.removeprefix("pip install . && ")
+    env = {"PATH": f"{Path(installed_rolebook()).parent}:/usr/bin:/bin", "HOME": str(tmp_path), "TMPDIR": str(tmp_path)}
+    done = subprocess.run(["bash", "-c", scratch], capture_output=True, text=True, env=env, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "# coder notebook" in done.stdout and "ran the migration on prod; use the staging DB first" in done.stdout
 
 
 def test_python_dash_m_rolebook_is_the_same_command(tmp_path: Path) -> None:
