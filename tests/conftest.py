@@ -44,6 +44,9 @@ def _no_ambient_rolebook_env(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: 
     monkeypatch.setenv("PATH", f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}")
     # the keyword paths are what these tests pin down; tests/semantic asks for meaning itself
     monkeypatch.setenv("ROLEBOOK_SEARCH_MODE", "keyword")
+    # tests never download: a model's weights come from a package or a folder, or not at all
+    monkeypatch.setenv("ROLEBOOK_OFFLINE", "1")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.getbasetemp() / "cache"))
 
 
 def _corpus(*parts: str) -> Path:

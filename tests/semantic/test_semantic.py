@@ -145,3 +145,86 @@ def test_store_refuses_an_item_that_says_the_same(tmp_path: Path) -> None:
     assert code == 1 and "A neon pink gradient logo" in out
     code, _, _ = rb(tmp_path, "store", "coder", "rejected_designs", "a serif wordmark for the florist")
     assert code == 0
+
+
+def test_the_numpy_encoder_gives_the_vectors_sentence_transformers_gives() -> None:
+    pytest.importorskip("sentence_transformers", reason="sentence-transformers (semantic-torch) is not installed")
+    import numpy as np
+    from rolebook.notebook.encoder import Encoder
+    from sentence_transformers import SentenceTransformer
+
+    texts = [
+        "npm ci failed with EACCES on the root-owned checkout; chown it first",
+        "x",
+        "the staging database is db-stg and migrations run there first " * 30,  # past the 256-token cut
+        "Überprüfe die Migration — 日本語のテキスト too",
+    ]
+    ours = Encoder(Path(MODEL)).encode(texts)
+    theirs = SentenceTransformer(MODEL, device="cpu").encode(texts, normalize_embeddings=True)
+    assert ours.shape == theirs.shape == (4, 384)
+    assert float(np.abs(ours - theirs).max()) < 1e-5
+
+
+def test_the_default_model_runs_without_torch(tmp_path: Path) -> None:
+    import subprocess
+
+    code = (
+        "import sys\n"
+        "from rolebook.notebook import semantic\n"
+        "model = semantic.load(None, asked=True)\n"
+        "print(type(model.impl).__name__, model.encode(['npm EACCES']).shape, 'torch' in sys.modules)\n"
+    )
+    env = {**os.environ, "ROLEBOOK_MODEL": ""}
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["Encoder", "(1,", "384)", "False"]
+
+
+def test_weights_missing_and_offline_mean_keywords_said_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr(semantic, "_BUNDLED", "no_such_weights_package")
+    monkeypatch.setattr(semantic, "_models", {})
+    monkeypatch.setattr(semantic, "_said", set())
+    assert semantic.load(None, asked=True) is None
+    assert semantic.load(None, asked=True) is None
+    said = capsys.readouterr().err
+    assert said.count("semantic search is off") == 1 and "downloads are off" in said
+    assert rb(tmp_path, "update", "coder", "-l", "npm EACCES lesson")[0] == 0
+    code, out, _ = rb(tmp_path, "search", "npm EACCES")
+    assert code == 0 and "npm EACCES lesson" in out
+
+
+def test_the_default_weights_are_fetched_once_into_the_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """From a stand-in for the hub on 127.0.0.1 serving the bundled files: each file whole, once."""
+    import functools
+    import threading
+    from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+
+    served: list[str] = []
+
+    class Handler(SimpleHTTPRequestHandler):
+        def log_message(self, *args: object) -> None:
+            served.append(self.path)
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Handler, directory=MODEL))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        monkeypatch.setattr(semantic, "HUB", f"http://127.0.0.1:{server.server_address[1]}/")
+        monkeypatch.setattr(semantic, "_BUNDLED", "no_such_weights_package")
+        monkeypatch.setattr(semantic, "_models", {})
+        monkeypatch.delenv("ROLEBOOK_OFFLINE")
+        monkeypatch.delenv("ROLEBOOK_MODEL")
+        monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+        assert semantic.load(None) is None and served == []  # merely possible, not asked for: no fetch
+        model = semantic.load(None, asked=True)
+        assert model is not None and model.encode(["npm EACCES"]).shape == (1, 384)
+        cached = semantic.cache_folder(semantic.DEFAULT_MODEL)
+        assert sorted(p.name for p in cached.iterdir()) == ["config.json", "model.safetensors", "tokenizer.json"]
+        assert (cached / "model.safetensors").read_bytes() == (Path(MODEL) / "model.safetensors").read_bytes()
+        monkeypatch.setattr(semantic, "_models", {})
+        assert semantic.load(None, asked=True) is not None
+        assert len(served) == 3  # one request a file; the second load fetched nothing
+    finally:
+        server.shutdown()
+        server.server_close()
