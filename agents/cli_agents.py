@@ -12,6 +12,11 @@ from rolebook.notebook import check_role
 from .cli_app import JsonOpt, _errors, _globals, _print_json, app
 from .config import find_root, load_config
 
+AgentOpt = Annotated[
+    str | None,
+    typer.Option("--agent", help="The CLI whose hook this is (claude, codex, gemini): the form of the answer."),
+]
+
 
 @app.command("recall")
 def recall_cmd(
@@ -19,6 +24,7 @@ def recall_cmd(
     role: Annotated[str | None, typer.Option("--role", help="Only this role's memory.")] = None,
     command: Annotated[str | None, typer.Option("--command", help="The command that failed.")] = None,
     error: Annotated[str | None, typer.Option("--error", help="Its error output.")] = None,
+    agent: AgentOpt = None,
 ) -> None:
     """For hooks: print past lessons matching a failed tool call, or nothing. Never fails.
 
@@ -31,7 +37,8 @@ def recall_cmd(
     from .hooks import run as run_hook
 
     g = _globals(ctx)
-    raise typer.Exit(run_hook("recall", {"root": g.root, "role": role, "command": command, "error": error}))
+    options = {"root": g.root, "role": role, "command": command, "error": error, "agent": agent}
+    raise typer.Exit(run_hook("recall", options))
 
 
 @app.command("hook")
@@ -39,6 +46,7 @@ def hook_cmd(
     ctx: typer.Context,
     event: Annotated[str, typer.Argument(help="session-start or stop.")],
     role: Annotated[str, typer.Option("--role", help="The role whose memory the session uses.")],
+    agent: AgentOpt = None,
 ) -> None:
     """For agent CLI hooks: session-start prints the notebook; stop reminds the agent to write its lessons.
 
@@ -50,7 +58,7 @@ def hook_cmd(
     from .hooks import run as run_hook
 
     g = _globals(ctx)
-    raise typer.Exit(run_hook(event, {"root": g.root, "role": role}))
+    raise typer.Exit(run_hook(event, {"root": g.root, "role": role, "agent": agent}))
 
 
 @app.command("integrate")

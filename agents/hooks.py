@@ -11,6 +11,7 @@ They are reached without typer (see main.py), so they start as fast as `read`.
 from __future__ import annotations
 
 import json
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -56,16 +57,44 @@ def recall_text(root: Path | None, role: str | None, command: str, error: str) -
     return "rolebook: past lessons that match this failure:\n" + "\n".join(lines)
 
 
-def recall(stdin: str, root: Path | None, role: str | None, command: str | None, error: str | None) -> str:
-    """What to print for a failed tool call: the hook JSON the CLI injects, plain text, or ''."""
+#: words in a shell command's output that say it failed (Codex's PostToolUse gives the output alone)
+_FAILED = re.compile(
+    r"(?i)\b(?:error|errors|failed|failure|fatal|denied|not found|no such file|exception|traceback|"
+    r"cannot|could not|exit (?:code|status) [1-9]|segmentation fault|panic)\b"
+)
+
+
+def recall(
+    stdin: str,
+    root: Path | None,
+    role: str | None,
+    command: str | None,
+    error: str | None,
+    agent: str | None = None,
+) -> str:
+    """What to print for a failed tool call: the hook JSON the CLI injects, plain text, or ''.
+
+    Claude Code calls it on failures only (PostToolUseFailure); Gemini CLI's AfterTool and
+    Codex's PostToolUse fire after every command, so there it answers only for a failure:
+    Gemini's tool_response carries `error`; Codex's is the output, read for words of failure.
+    """
     data = _hook_input(stdin)
     tool_input = data.get("tool_input")
     cmd = command if command is not None else _text(tool_input)
-    err = (
-        error
-        if error is not None
-        else (_text(data.get("error")) or _text(data.get("error_message")) or _text(data.get("tool_response")))
-    )
+    response = data.get("tool_response")
+    if error is not None:
+        err = error
+    elif agent == "gemini":
+        failure = response.get("error") if isinstance(response, dict) else None
+        if not failure:
+            return ""
+        err = f"{_text(failure)} {_text(response.get('llmContent')) if isinstance(response, dict) else ''}"
+    elif agent == "codex":
+        err = _text(response) if not isinstance(response, list) else " ".join(map(_text, response))
+        if not _FAILED.search(err):
+            return ""
+    else:
+        err = _text(data.get("error")) or _text(data.get("error_message")) or _text(response)
     text = recall_text(root, role, cmd, err)
     if not text:
         return ""
@@ -170,19 +199,41 @@ def stop(stdin: str, root: Path | None, role: str) -> str:
     return json.dumps({"decision": "block", "reason": reason})
 
 
+def _notebook(root: Path | None, role: str) -> str:
+    """What `read ROLE` prints: the notebook as it is, then its alerts."""
+    from rolebook.rules import Session
+
+    from .config import find_root, load_config
+
+    config = load_config(root.absolute() if root else find_root())
+    started = Session(config.layout, config.limits, config.rules_file).start(role)
+    return started.render().decode("utf-8", errors="replace")
+
+
 def run(name: str, args: dict[str, Any]) -> int:
     """Run one hook; never fails: problems go to stderr, exit 0."""
     try:
         stdin = "" if sys.stdin is None or sys.stdin.isatty() else sys.stdin.read()
         root, role = args.get("root"), args.get("role")
+        agent = args.get("agent")
         if name == "recall":
-            out = recall(stdin, root, role, args.get("command"), args.get("error"))
+            out = recall(stdin, root, role, args.get("command"), args.get("error"), agent)
         elif name == "session-start":
-            from .session_io import run_read
-
             session_start(stdin, root, role or "")
-            run_read(root, role or "", False)
-            return 0
+            if agent in ("codex", "gemini"):  # they read JSON only: the notebook as context
+                out = json.dumps(
+                    {
+                        "hookSpecificOutput": {
+                            "hookEventName": "SessionStart",
+                            "additionalContext": _notebook(root, role or ""),
+                        }
+                    }
+                )
+            else:  # Claude Code adds what a SessionStart hook prints to the context
+                from .session_io import run_read
+
+                run_read(root, role or "", False)
+                return 0
         elif name == "stop":
             out = stop(stdin, root, role or "")
         else:

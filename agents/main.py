@@ -57,7 +57,7 @@ def _fast_hook(args: list[str]) -> int | None:
     i = 0
     while i < len(rest):
         opt, eq, value = rest[i].partition("=")
-        if opt not in ("--role", "--command", "--error", "--root") or (not eq and i + 1 >= len(rest)):
+        if opt not in ("--role", "--command", "--error", "--root", "--agent") or (not eq and i + 1 >= len(rest)):
             sys.stderr.write(f"rolebook {command}: unknown or incomplete option {rest[i]!r}; ignored\n")
             i += 1
             continue

@@ -1,5 +1,9 @@
 """Codex CLI: the MCP server as an [mcp_servers.rolebook] table in .codex/config.toml (read
-in trusted projects), and the protocol pasted into AGENTS.md (Codex has no @-import)."""
+in trusted projects); three hooks in .codex/hooks.json (checked against Codex 0.169.0's
+hook schemas; Codex asks the user to trust them before they run): SessionStart puts the
+notebook in context, PostToolUse on Bash recalls past lessons when the output says it
+failed, Stop reminds once to write; and the protocol pasted into AGENTS.md (Codex has no
+@-import)."""
 
 from __future__ import annotations
 
@@ -9,16 +13,29 @@ from pathlib import Path
 from rolebook.notebook import InputError
 from tomlkit.items import InlineTable
 
-from .common import Planned, command, ensure_block, protocol_for, read
+from .common import Planned, add_hooks, command, ensure_block, json_edit, protocol_for, read
+
+
+def hook_commands(role: str) -> dict[str, tuple[str | None, str]]:
+    import shlex
+
+    run = shlex.quote(command())
+    flags = f"--role {role} --agent codex"
+    return {
+        "SessionStart": ("startup|resume|clear", f"{run} hook session-start {flags}"),
+        "PostToolUse": ("Bash", f"{run} recall {flags}"),
+        "Stop": (None, f"{run} hook stop {flags}"),
+    }
 
 
 def plan(root: Path, role: str | None) -> list[Planned]:
     path = root / ".codex/config.toml"
     before = read(path)
-    return [
-        Planned(path, before, _with_server(path, before or "", role), "MCP server"),
-        ensure_block(root / "AGENTS.md", protocol_for(role), "memory protocol"),
-    ]
+    planned = [Planned(path, before, _with_server(path, before or "", role), "MCP server")]
+    if role:
+        hooks = add_hooks(hook_commands(role), timeout=30)  # seconds
+        planned.append(json_edit(root / ".codex/hooks.json", "hooks: session start, failed Bash command, stop", hooks))
+    return [*planned, ensure_block(root / "AGENTS.md", protocol_for(role), "memory protocol")]
 
 
 def _with_server(path: Path, text: str, role: str | None) -> str:

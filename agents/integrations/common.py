@@ -45,13 +45,16 @@ def read(path: Path) -> str | None:
 
 
 def json_edit(
-    path: Path, what: str, change: Callable[[dict[str, Any]], None], comments: tuple[str, str] | None = None
+    path: Path,
+    what: str,
+    change: Callable[[dict[str, Any]], None],
+    comments: tuple[tuple[str, str], ...] = (),
 ) -> Planned:
     """Merge into a JSON object file, keeping every other key (and the file's indent).
 
-    With `comments` (the path of the one member `change` sets, two keys deep), the file
-    may hold `//` and `/* */` comments, as Gemini CLI's does: the member is set in place
-    and every other byte kept; the result is read back before it may be written.
+    With `comments` (the paths of the members `change` sets, two keys deep), the file may
+    hold `//` and `/* */` comments, as Gemini CLI's does: the members are set in place and
+    every other byte kept; the result is read back before it may be written.
     """
     from . import jsonc
 
@@ -71,9 +74,10 @@ def json_edit(
         return Planned(path, before, before, what)
     indent = _indent(before) if before else 2
     if comments and before is not None and before.strip() != jsonc.strip_comments(before).strip():
-        outer, inner = comments
         try:
-            after = jsonc.set_member(before, comments, data[outer][inner], indent)
+            after = before
+            for outer, inner in comments:
+                after = jsonc.set_member(after, (outer, inner), data[outer][inner], indent)
             same = jsonc.loads(after) == data
         except (ValueError, KeyError) as exc:
             raise InputError(f"cannot edit it keeping its comments ({exc}); nothing was written", path) from None
@@ -122,6 +126,53 @@ def set_mcp_server(key: str, entry: dict[str, Any]) -> Callable[[dict[str, Any]]
         servers["rolebook"] = {**current, **entry} if isinstance(current, dict) else entry
 
     return change
+
+
+def add_hooks(
+    commands: dict[str, tuple[str | None, str]], timeout: int, name: str | None = None
+) -> Callable[[dict[str, Any]], None]:
+    """Merge rolebook's hook commands (event -> (matcher, command)) into a settings object
+    of the shape Claude Code, Codex and Gemini CLI share: hooks.<event>[].hooks[]. A hook of
+    rolebook's own for the same event and role is brought up to this command, never added
+    twice; every other hook is kept. `timeout` is in the CLI's own unit."""
+
+    def change(data: dict[str, Any]) -> None:
+        hooks = data.setdefault("hooks", {})
+        if not isinstance(hooks, dict):
+            raise InputError("'hooks' is not an object; rolebook will not edit it")
+        for event, (matcher, cmd) in commands.items():
+            groups = hooks.setdefault(event, [])
+            if not isinstance(groups, list):
+                raise InputError(f"hooks.{event} is not a list; rolebook will not edit it")
+            mine = [
+                h
+                for g in groups
+                if isinstance(g, dict)
+                for h in g.get("hooks", [])
+                if isinstance(h, dict) and _same_hook(h.get("command"), cmd)
+            ]
+            for h in mine:  # ours already: brought up to this installation's command
+                h["command"] = cmd
+            if not mine:
+                hook: dict[str, Any] = {"type": "command", "command": cmd, "timeout": timeout}
+                if name:
+                    hook = {"name": f"{name}-{event}", **hook}
+                group: dict[str, Any] = {"hooks": [hook]}
+                if matcher:
+                    group = {"matcher": matcher, **group}
+                groups.append(group)
+
+    return change
+
+
+def _same_hook(found: Any, wanted: str) -> bool:
+    """Whether a hook command is rolebook's own for the same event and role, whichever
+    rolebook executable it names."""
+    if not isinstance(found, str):
+        return False
+    tail = wanted.split(" ", 1)[1]
+    head = found[: -len(tail) - 1] if found.endswith(" " + tail) else ""
+    return head.rstrip("'\"").endswith("rolebook")
 
 
 def ensure_line(path: Path, line: str, what: str) -> Planned:

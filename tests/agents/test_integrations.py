@@ -398,3 +398,62 @@ def test_integrate_gemini_keeps_the_comments_of_a_settings_file_with_comments(tm
     rb(tmp_path, "integrate", "gemini", "--role", "coder")
     assert "// no servers yet" in settings.read_text()
     assert loads(settings.read_text())["mcpServers"]["rolebook"]["command"] == "rolebook"
+
+
+def test_integrate_wires_codex_and_gemini_hooks_for_the_three_moments(tmp_path: Path) -> None:
+    rb(tmp_path, "init", "coder")
+    settings = tmp_path / ".gemini/settings.json"
+    settings.parent.mkdir()
+    settings.write_text('{\n  // mine\n  "theme": "dark",\n  "hooks": {"BeforeTool": [{"hooks": []}]}\n}\n')
+    for agent in ("gemini", "codex"):
+        assert rb(tmp_path, "integrate", agent, "--role", "coder")[0] == 0
+    text = settings.read_text()
+    assert "// mine" in text and '"theme": "dark"' in text  # the user's comment and keys kept
+    from rolebook.agents.integrations.jsonc import loads
+
+    gemini = loads(text)["hooks"]
+    assert set(gemini) == {"BeforeTool", "SessionStart", "AfterTool", "AfterAgent"}
+    assert gemini["AfterTool"][0]["matcher"] == "run_shell_command"
+    (hook,) = gemini["SessionStart"][0]["hooks"]
+    assert hook["command"].endswith("hook session-start --role coder --agent gemini") and hook["timeout"] == 30000
+    codex = json.loads((tmp_path / ".codex/hooks.json").read_text())["hooks"]
+    assert [codex[e][0].get("matcher") for e in ("SessionStart", "PostToolUse", "Stop")] == [
+        "startup|resume|clear",
+        "Bash",
+        None,
+    ]
+    assert codex["Stop"][0]["hooks"][0]["command"].endswith("hook stop --role coder --agent codex")
+    before = files(tmp_path)
+    for agent in ("gemini", "codex"):
+        assert rb(tmp_path, "integrate", agent, "--role", "coder")[0] == 0
+    assert files(tmp_path) == before  # a second run changes nothing
+
+
+def test_codex_and_gemini_hook_payloads_get_answers_in_their_own_form(tmp_path: Path) -> None:
+    rb(tmp_path, "init", "coder")
+    rb(tmp_path, "update", "coder", "-m", "npm ci failed with EACCES on the root-owned checkout; chown it first")
+    for agent in ("codex", "gemini"):
+        start = {"session_id": f"s-{agent}", "hook_event_name": "SessionStart", "source": "startup", "cwd": "."}
+        done = hook(tmp_path, ["hook", "session-start", "--role", "coder", "--agent", agent], json.dumps(start))
+        out = json.loads(done.stdout)["hookSpecificOutput"]
+        assert out["hookEventName"] == "SessionStart" and "npm ci failed with EACCES" in out["additionalContext"]
+    failed = {"code": "EACCES", "message": "npm ERR! code EACCES permission denied"}
+    gemini = {"hook_event_name": "AfterTool", "tool_name": "run_shell_command", "tool_input": {"command": "npm ci"}}
+    answers = [
+        hook(tmp_path, ["recall", "--role", "coder", "--agent", "gemini"], json.dumps({**gemini, "tool_response": r}))
+        for r in ({"llmContent": "added 3 packages", "returnDisplay": "ok"}, {"llmContent": "", "error": failed})
+    ]
+    assert answers[0].stdout == ""  # AfterTool fires after every command: only a failure recalls
+    context = json.loads(answers[1].stdout)["hookSpecificOutput"]
+    assert context["hookEventName"] == "AfterTool" and "chown it first" in context["additionalContext"]
+    codex = {"hook_event_name": "PostToolUse", "tool_name": "Bash", "tool_input": {"command": "npm ci"}}
+    answers = [
+        hook(tmp_path, ["recall", "--role", "coder", "--agent", "codex"], json.dumps({**codex, "tool_response": r}))
+        for r in ("added 3 packages in 2s", "npm ERR! code EACCES\nnpm ERR! permission denied, mkdir")
+    ]
+    assert answers[0].stdout == ""
+    assert "chown it first" in json.loads(answers[1].stdout)["hookSpecificOutput"]["additionalContext"]
+    stop = {"session_id": "s-gemini", "hook_event_name": "AfterAgent", "stop_hook_active": False}
+    args = ["hook", "stop", "--role", "coder", "--agent", "gemini"]
+    reminders = [hook(tmp_path, args, json.dumps(stop)) for _ in "ab"]
+    assert json.loads(reminders[0].stdout)["decision"] == "block" and reminders[1].stdout == ""
