@@ -60,7 +60,7 @@ def recall_text(root: Path | None, role: str | None, command: str, error: str) -
 #: words in a shell command's output that say it failed (Codex's PostToolUse gives the output alone)
 _FAILED = re.compile(
     r"(?i)\b(?:error|errors|failed|failure|fatal|denied|not found|no such file|exception|traceback|"
-    r"cannot|could not|exit (?:code|status) [1-9]|segmentation fault|panic)\b"
+    r"cannot|could not|exit (?:code|status):? [1-9]|segmentation fault|panic)\b"
 )
 
 
@@ -76,7 +76,8 @@ def recall(
 
     Claude Code calls it on failures only (PostToolUseFailure); Gemini CLI's AfterTool and
     Codex's PostToolUse fire after every command, so there it answers only for a failure:
-    Gemini's tool_response carries `error`; Codex's is the output, read for words of failure.
+    a tool error, or words of failure in the output (Gemini reports a command that exits 1
+    as a tool that worked, with "Exit Code: 1" in its output; Codex gives the output alone).
     """
     data = _hook_input(stdin)
     tool_input = data.get("tool_input")
@@ -85,10 +86,17 @@ def recall(
     if error is not None:
         err = error
     elif agent == "gemini":
-        failure = response.get("error") if isinstance(response, dict) else None
-        if not failure:
+        body = response if isinstance(response, dict) else {}
+        error_value = body.get("error")
+        failure = (
+            " ".join(str(v) for v in error_value.values() if isinstance(v, str))
+            if isinstance(error_value, dict)
+            else _text(error_value)
+        )
+        output = _text(body.get("llmContent")) or _text(body.get("returnDisplay"))
+        if not failure and not _FAILED.search(output):  # a command that exits 1 is no tool error there
             return ""
-        err = f"{_text(failure)} {_text(response.get('llmContent')) if isinstance(response, dict) else ''}"
+        err = f"{failure} {output}"
     elif agent == "codex":
         err = _text(response) if not isinstance(response, list) else " ".join(map(_text, response))
         if not _FAILED.search(err):

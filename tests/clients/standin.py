@@ -40,8 +40,11 @@ class StandIn:
                 body = json.loads(self.rfile.read(size) or b"{}")
                 with standin.lock:
                     standin.requests.append({"path": self.path, "body": body})
-                if "count_tokens" in self.path:
-                    self._json(200, {"input_tokens": 100})
+                if "count_tokens" in self.path or ":countTokens" in self.path:
+                    self._json(200, {"input_tokens": 100, "totalTokens": 100})
+                    return
+                if "GenerateContent" in self.path or "generateContent" in self.path:
+                    self._gemini(body)
                     return
                 blocks = standin.answer(body)
                 if body.get("stream"):
@@ -49,6 +52,23 @@ class StandIn:
                 else:
                     stop = "tool_use" if blocks[0]["type"] == "tool_use" else "end_turn"
                     self._json(200, _message(blocks, stop))
+
+            def _gemini(self, body: dict[str, Any]) -> None:
+                """The Gemini API: the script's next function call, or text; streamed as SSE when asked."""
+                parts = standin.gemini_answer(body)
+                answer = {
+                    "candidates": [{"content": {"role": "model", "parts": parts}, "finishReason": "STOP", "index": 0}],
+                    "usageMetadata": {"promptTokenCount": 100, "candidatesTokenCount": 5, "totalTokenCount": 105},
+                    "modelVersion": "gemini-standin",
+                }
+                if "alt=sse" in self.path:
+                    self.send_response(200)
+                    self.send_header("content-type", "text/event-stream")
+                    self.end_headers()
+                    self.wfile.write(f"data: {json.dumps(answer)}\r\n\r\n".encode())
+                    self.wfile.flush()
+                else:
+                    self._json(200, answer)
 
             def _json(self, code: int, data: dict[str, Any]) -> None:
                 raw = json.dumps(data).encode()
@@ -117,6 +137,21 @@ class StandIn:
             name, arguments = self.steps[done]
             return [{"type": "tool_use", "id": f"toolu_standin_{done}", "name": name, "input": arguments}]
         return [{"type": "text", "text": self.reply}]
+
+    def gemini_answer(self, body: dict[str, Any]) -> list[dict[str, Any]]:
+        """The script for the Gemini API: steps are (function name, args) on the main turn
+        (the request that declares run_shell_command), counted by the function responses."""
+        declared = {f.get("name") for tool in body.get("tools") or [] for f in tool.get("functionDeclarations") or []}
+        parts = [part for content in body.get("contents") or [] for part in content.get("parts") or []]
+        done = sum(1 for part in parts if "functionResponse" in part)
+        if "run_shell_command" in declared and done < len(self.steps):
+            name, arguments = self.steps[done]
+            return [{"functionCall": {"name": name, "args": arguments}}]
+        return [{"text": self.reply}]
+
+    def gemini_contexts(self) -> list[str]:
+        """Every Gemini main-turn request (one that declares tools), as the text it carries."""
+        return [json.dumps(r["body"]) for r in self.requests if r["body"].get("tools")]
 
     def tool_results(self) -> list[str]:
         """The text of every tool result the last main-conversation request carried."""
