@@ -1,6 +1,7 @@
 """rolebook inside the real clients: the MCP Inspector CLI and the official TypeScript SDK
-client against `rolebook mcp`, and Claude Code running a whole offline session against a
-stand-in model server on 127.0.0.1 that records what reached the model's context.
+client against `rolebook mcp`, and Claude Code and Gemini CLI running whole offline
+sessions against a stand-in model server on 127.0.0.1 that records what reached the
+model's context.
 
 The clients are npm packages pinned in tests/clients/package.json; `.ci/run` installs
 them (`npm install --prefix tests/clients`). Where they are not installed, these tests
@@ -142,3 +143,44 @@ def test_a_whole_claude_code_session_gets_the_notebook_the_recalled_lesson_and_o
     reminders = [c.count("Stop hook feedback") for c in contexts]
     assert reminders[-1] == 1 and sum(1 for n in reminders if n) == 1
     assert last.count("rolebook update coder") >= 1
+
+
+def test_a_whole_gemini_cli_session_gets_the_notebook_the_recalled_lesson_and_one_reminder(tmp_path: Path) -> None:
+    gemini = client("gemini")
+    root = tmp_path / "project"
+    root.mkdir()
+    subprocess.run(["git", "init", "-q"], cwd=root, check=True)
+    for args in (["init", "coder", "--agent", "gemini"], ["update", "coder", "-m", NOTEBOOK_LINE]):
+        subprocess.run([ROLEBOOK, *args], cwd=root, check=True, capture_output=True)
+    home = tmp_path / "home"
+    (home / ".gemini").mkdir(parents=True)
+    # an API key as the sign-in, and the project trusted: Gemini CLI reads project settings only then
+    (home / ".gemini/settings.json").write_text(json.dumps({"security": {"auth": {"selectedType": "gemini-api-key"}}}))
+    (home / ".gemini/trustedFolders.json").write_text(json.dumps({str(root): "TRUST_FOLDER"}))
+    steps = [("run_shell_command", {"command": "npm ci --prefix ./no-such-package"})]
+    with StandIn(steps) as model:
+        env = {
+            **os.environ,
+            "HOME": str(home),
+            "GEMINI_API_KEY": "standin-key",
+            "GOOGLE_GEMINI_BASE_URL": model.url,
+            "GEMINI_CLI_NO_RELAUNCH": "true",
+        }
+        done = subprocess.run(
+            # a model named: no routing call first (the stand-in does not play the router)
+            [gemini, "-p", "fix the npm install", "--yolo", "-o", "json", "-m", "gemini-2.5-flash"],
+            cwd=root,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+        contexts = model.gemini_contexts()
+    first = contexts[0]
+    assert NOTEBOOK_LINE in first  # SessionStart: the notebook, as additional context
+    assert "mcp_rolebook_search" in first and "You work as the coder role" in first
+    assert "past lessons that match this failure" not in first
+    assert "rolebook: past lessons that match this failure" in contexts[1]  # AfterTool, after the failed npm
+    reminders = [c.count("Before you finish, record what this session taught the coder role") for c in contexts]
+    assert reminders[-1] >= 1 and sum(1 for n in reminders if n) == 1  # AfterAgent asked once
