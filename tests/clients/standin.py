@@ -1,7 +1,8 @@
 """A stand-in for a model API on 127.0.0.1 that records every request it gets.
 
-It speaks the Anthropic Messages API (what Claude Code calls), streamed or not, and
-plays a short script on the main conversation (the requests that offer the Bash tool):
+It speaks the Anthropic Messages API (what Claude Code calls), streamed or not, the
+Gemini API (Gemini CLI) and the OpenAI Responses API (Codex, text only), and plays a
+short script on the main conversation (the requests that offer the Bash tool):
 the n-th tool call of `steps` when n tool results came back so far, then text. The
 recorded request bodies show exactly what reached the model's context.
 """
@@ -46,6 +47,9 @@ class StandIn:
                 if "GenerateContent" in self.path or "generateContent" in self.path:
                     self._gemini(body)
                     return
+                if self.path.rstrip("/").endswith("/responses"):
+                    self._responses()
+                    return
                 blocks = standin.answer(body)
                 if body.get("stream"):
                     self._stream(blocks)
@@ -69,6 +73,24 @@ class StandIn:
                     self.wfile.flush()
                 else:
                     self._json(200, answer)
+
+            def _responses(self) -> None:
+                """The OpenAI Responses API (what Codex calls), streamed: one message of text."""
+                done = {"input_tokens": 100, "input_tokens_details": None, "output_tokens": 5}
+                done |= {"output_tokens_details": None, "total_tokens": 105}
+                message = {"type": "message", "role": "assistant", "id": "msg_standin"}
+                message["content"] = [{"type": "output_text", "text": standin.reply}]
+                events = [
+                    {"type": "response.created", "response": {"id": "resp_standin"}},
+                    {"type": "response.output_item.done", "item": message},
+                    {"type": "response.completed", "response": {"id": "resp_standin", "usage": done}},
+                ]
+                raw = "".join(f"event: {e['type']}\ndata: {json.dumps(e)}\n\n" for e in events).encode()
+                self.send_response(200)
+                self.send_header("content-type", "text/event-stream")
+                self.send_header("content-length", str(len(raw)))
+                self.end_headers()
+                self.wfile.write(raw)
 
             def _json(self, code: int, data: dict[str, Any]) -> None:
                 raw = json.dumps(data).encode()

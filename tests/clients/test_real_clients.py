@@ -184,3 +184,27 @@ def test_a_whole_gemini_cli_session_gets_the_notebook_the_recalled_lesson_and_on
     assert "rolebook: past lessons that match this failure" in contexts[1]  # AfterTool, after the failed npm
     reminders = [c.count("Before you finish, record what this session taught the coder role") for c in contexts]
     assert reminders[-1] >= 1 and sum(1 for n in reminders if n) == 1  # AfterAgent asked once
+
+
+def test_codex_offers_the_rolebook_tools_in_its_very_first_model_request(project: Path, tmp_path: Path) -> None:
+    """Codex sends its first request without waiting for slow MCP servers: the tools must be
+    listed by then (with the SDK server alone they were missing in 3 of 10 runs)."""
+    codex = client("codex")
+    subprocess.run([ROLEBOOK, "integrate", "codex", "--role", "coder"], cwd=project, check=True, capture_output=True)
+    for run in range(5):  # with the SDK server alone, all five had the tools in 17% of tries
+        home = tmp_path / f"codex-home-{run}"
+        home.mkdir()
+        with StandIn() as model:
+            (home / "config.toml").write_text(
+                f'model = "gpt-5"\nmodel_provider = "standin"\n'
+                f'[model_providers.standin]\nname = "standin"\nbase_url = "{model.url}/v1"\n'
+                f'wire_api = "responses"\nenv_key = "STANDIN_KEY"\n'
+                f'[projects."{project}"]\ntrust_level = "trusted"\n'  # Codex reads project config only then
+            )
+            env = {**os.environ, "HOME": str(home), "CODEX_HOME": str(home), "STANDIN_KEY": "standin-key"}
+            args = [codex, "exec", "fix the npm install"]
+            done = subprocess.run(args, cwd=project, env=env, capture_output=True, text=True, timeout=300)
+            assert done.returncode == 0, done.stderr[-2000:]
+            first = next(r["body"] for r in model.requests if r["path"].endswith("/responses"))
+        (tools,) = [t for t in first["tools"] if t.get("name") == "mcp__rolebook"]
+        assert "You work as the coder role" in tools["description"]
