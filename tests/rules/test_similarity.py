@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 from rolebook.rules.similarity import THRESHOLD, keyword_same_mistake, similarity, stem
 
@@ -45,3 +46,26 @@ def test_stemming_folds_the_usual_english_endings() -> None:
     assert {stem(w) for w in ("tagged", "tag", "tags")} == {"tag"}
     assert {stem(w) for w in ("lines", "line")} == {"lin"}
     assert stem("redis") == "redis"
+
+
+def test_keywords_on_the_held_out_real_pairs(corpus: Any) -> None:
+    """Real text nobody here wrote (../shared/corpus/retrieval/pair-texts.jsonl), pairs
+    labelled in tests/fixtures/similarity/corpus_pairs.jsonl and split in two: keywords
+    alone are at precision 0.80, recall 0.33 on the held-out half (the goal, 0.90 at
+    0.35, is not reached: the false merges there share all their words and differ in
+    meaning; the semantic extra's veto catches them, tests/semantic)."""
+    texts = {
+        (d := json.loads(line))["id"]: d["text"]
+        for line in (corpus("retrieval") / "pair-texts.jsonl").read_text().splitlines()
+    }
+    rows = [
+        json.loads(x)
+        for x in (Path(__file__).resolve().parent.parent / "fixtures/similarity/corpus_pairs.jsonl")
+        .read_text()
+        .splitlines()
+    ]
+    assert len(rows) >= 90 and {r["split"] for r in rows} == {"fit", "held-out"}
+    held = [r for r in rows if r["split"] == "held-out"]
+    merged = [r for r in held if keyword_same_mistake(texts[r["a"]], texts[r["b"]])]
+    true = sum(1 for r in merged if r["same"])
+    assert true / len(merged) >= 0.8 and true / sum(r["same"] for r in held) >= 0.33

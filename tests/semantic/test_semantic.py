@@ -8,6 +8,7 @@ import json
 import os
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from rolebook.agents.cli import app
@@ -119,13 +120,29 @@ def test_semantic_same_mistake_on_the_labelled_pairs() -> None:
     pairs = [json.loads(x) for x in (HERE.parent / "fixtures/similarity/pairs.jsonl").read_text().splitlines()]
     merged = [p for p in pairs if judge(p["a"], p["b"])]
     true = sum(1 for p in merged if p["same"])
-    # measured at SEMANTIC_THRESHOLD 0.78: precision 1.00, recall 0.61 (keywords alone: 0.48)
+    # measured at SEMANTIC_THRESHOLD 0.86 with SEMANTIC_VETO 0.6: precision 1.00, recall 0.52
     assert true == len(merged)  # no false merge
-    assert true / sum(p["same"] for p in pairs) >= 0.6
+    assert true / sum(p["same"] for p in pairs) >= 0.5
+
+
+def test_semantic_same_mistake_on_the_held_out_real_pairs(corpus: Any) -> None:
+    """Fitted on the "fit" half of tests/fixtures/similarity/corpus_pairs.jsonl, reported
+    on the other: precision 1.00, recall 0.42 (before the veto: 0.78, 0.58)."""
+    judge = similarity.semantic_judge(semantic.load(MODEL))
+    assert judge is not None
+    texts = {
+        (d := json.loads(line))["id"]: d["text"]
+        for line in (corpus("retrieval") / "pair-texts.jsonl").read_text().splitlines()
+    }
+    rows = [json.loads(x) for x in (HERE.parent / "fixtures/similarity/corpus_pairs.jsonl").read_text().splitlines()]
+    held = [r for r in rows if r["split"] == "held-out"]
+    merged = [r for r in held if judge(texts[r["a"]], texts[r["b"]])]
+    true = sum(1 for r in merged if r["same"])
+    assert true / len(merged) >= 1.0 and true / sum(r["same"] for r in held) >= 0.41
 
 
 def test_recurrence_by_meaning_when_the_mode_asks_for_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    first, again = "certificate expired over the weekend", "TLS certificate expired on Sunday without anyone noticing"
+    first, again = "docker image too large", "the Docker image grew far too big"  # cosine 0.88
     assert not similarity.keyword_same_mistake(first, again)
     # by default the session-end write stays on keywords (no model load): not a recurrence
     rb(tmp_path / "a", "update", "ops", "-m", first, "--date", "2026-01-10")
