@@ -132,8 +132,12 @@ def load(setting: str | None = None, *, asked: bool = False) -> Model | None:
     else:
         try:
             model = _load(name, fetch=explicit)
+        except _NotFetched:
+            pass  # merely possible, not asked for: keywords, quietly (the libraries may be there for another tool)
         except Exception as exc:  # any failure to load a model means: keywords
             reason = " ".join(str(exc).split())[:200] or exc.__class__.__name__
+            if isinstance(exc, OSError) and "urlopen" in reason:
+                reason = f"the weights could not be downloaded: {reason}"
             _say_once(f"semantic search is off: cannot load model {name!r} ({reason}); using keywords")
     if model is not None or explicit:  # a quiet failure is tried again when asked for
         _models[name] = model
@@ -163,6 +167,10 @@ HUB = "https://huggingface.co/sentence-transformers/all-MiniLM-L6-v2/resolve/mai
 _FILES = ("config.json", "tokenizer.json", "model.safetensors")
 
 
+class _NotFetched(OSError):
+    """The default model's weights are not on this machine, and nobody asked for meaning."""
+
+
 def cache_folder(name: str) -> Path:
     """rolebook's own copy of a model's files ($XDG_CACHE_HOME or ~/.cache, then rolebook/models)."""
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
@@ -185,7 +193,7 @@ def _resolve(name: str, fetch: bool = True) -> str:
     cached = cache_folder(DEFAULT_MODEL)
     if not all((cached / f).is_file() for f in _FILES):
         if not fetch:
-            raise OSError("the weights are not on this machine yet (`rolebook search --mode hybrid` fetches them)")
+            raise _NotFetched(name)
         _download(cached)
     return str(cached)
 

@@ -245,3 +245,16 @@ def test_the_default_weights_are_fetched_once_into_the_cache(tmp_path: Path, mon
     finally:
         server.shutdown()
         server.server_close()
+
+
+def test_weights_missing_and_meaning_not_asked_for_mean_keywords_quietly(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """numpy, tokenizers and safetensors may be installed for another tool: without weights
+    and without a request for meaning, search stays on keywords and says nothing."""
+    monkeypatch.setattr(semantic, "_BUNDLED", "no_such_weights_package")
+    monkeypatch.setattr(semantic, "_models", {})
+    monkeypatch.setattr(semantic, "_said", set())
+    monkeypatch.delenv("ROLEBOOK_MODEL")
+    assert semantic.load(None) is None
+    assert capsys.readouterr().err == ""
