@@ -48,8 +48,11 @@ class Front:
                     self.kept.append(line)
                     continue
                 pipe = self.pipe
-            pipe.write(line)
-            pipe.flush()
+            try:
+                pipe.write(line)
+                pipe.flush()
+            except (OSError, ValueError):  # the SDK server has stopped: nothing more to pass on
+                return
         with self.lock:
             self.eof = True
             if self.pipe is not None:
@@ -111,7 +114,8 @@ class Front:
             self._reply(rid, result)
             return False  # the SDK sees it too, and its answer is dropped
         listing = LISTINGS.get(method) if isinstance(method, str) else None
-        if self.started and listing is not None and rid is not None and not (params or {}).get("cursor"):
+        paged = isinstance(params, dict) and params.get("cursor")
+        if self.started and listing is not None and rid is not None and not paged:
             self._reply(rid, listing)
             return True
         return False
