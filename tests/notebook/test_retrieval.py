@@ -9,7 +9,9 @@ The floors below are what keyword search reaches today: a drop fails the test.
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from rolebook.notebook.changes import update
@@ -81,3 +83,17 @@ def test_keyword_search_keeps_its_floor_on_queries_without_shared_words(
     print(f"keyword, no shared words: recall@5 {recall:.2f}, MRR {mrr:.2f}")
     assert recall >= 0.5
     assert mrr >= 0.4
+
+
+def test_keyword_retrieval_on_real_lessons_per_slice(corpus: Any, tmp_path: Path) -> None:
+    """The 384 real lessons of ../shared/corpus/retrieval and 54 queries of our own in three
+    slices (tests/fixtures/retrieval_corpus; `python tests/bench/bench_retrieval_corpus.py`
+    prints every mode): the held-out half's recall@5 is pinned per slice."""
+    corpus("retrieval")
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
+    import bench_retrieval_corpus as bench
+
+    ids = bench.build(tmp_path)
+    got = bench.measure(tmp_path, ids, "keyword", None)
+    assert got[("shared", "held-out")][0] >= 1.0 and got[("names", "held-out")][0] >= 1.0
+    assert got[("none", "held-out")][0] >= 0.85 and got[("all", "all")][0] >= 0.9

