@@ -101,11 +101,19 @@ def recall(
         err = _text(response) if not isinstance(response, list) else " ".join(map(_text, response))
         if not _FAILED.search(err):
             return ""
+    elif agent == "copilot":  # a command that exits 1 is result_type "success" there too
+        result = data.get("tool_result")
+        result = result if isinstance(result, dict) else {}
+        err = _text(result.get("text_result_for_llm"))
+        if result.get("result_type") != "failure" and not _FAILED.search(err):
+            return ""
     else:
         err = _text(data.get("error")) or _text(data.get("error_message")) or _text(response)
     text = recall_text(root, role, cmd, err)
     if not text:
         return ""
+    if agent == "copilot":  # Copilot CLI reads additionalContext at the top (seen with 1.0.102)
+        return json.dumps({"additionalContext": text})
     event = data.get("hook_event_name")
     if isinstance(event, str) and event:
         return json.dumps({"hookSpecificOutput": {"hookEventName": event, "additionalContext": text}})
@@ -228,15 +236,12 @@ def run(name: str, args: dict[str, Any]) -> int:
             out = recall(stdin, root, role, args.get("command"), args.get("error"), agent)
         elif name == "session-start":
             session_start(stdin, root, role or "")
-            if agent in ("codex", "gemini"):  # they read JSON only: the notebook as context
-                out = json.dumps(
-                    {
-                        "hookSpecificOutput": {
-                            "hookEventName": "SessionStart",
-                            "additionalContext": _notebook(root, role or ""),
-                        }
-                    }
-                )
+            if agent in ("codex", "gemini", "copilot"):  # they read JSON only: the notebook as context
+                context = _notebook(root, role or "")
+                answer: dict[str, Any] = {"hookEventName": "SessionStart", "additionalContext": context}
+                # Copilot CLI reads additionalContext at the top (seen with 1.0.102)
+                shaped = {"additionalContext": context} if agent == "copilot" else {"hookSpecificOutput": answer}
+                out = json.dumps(shaped)
             else:  # Claude Code adds what a SessionStart hook prints to the context
                 from .session_io import run_read
 

@@ -462,3 +462,27 @@ def test_codex_and_gemini_hook_payloads_get_answers_in_their_own_form(tmp_path: 
     args = ["hook", "stop", "--role", "coder", "--agent", "gemini"]
     reminders = [hook(tmp_path, args, json.dumps(stop)) for _ in "ab"]
     assert json.loads(reminders[0].stdout)["decision"] == "block" and reminders[1].stdout == ""
+
+
+def test_copilot_hooks_are_written_and_answered_in_copilots_form(tmp_path: Path) -> None:
+    rb(tmp_path, "init", "coder")
+    rb(tmp_path, "update", "coder", "-m", "npm ci failed with EACCES on the root-owned checkout; chown it first")
+    assert rb(tmp_path, "integrate", "copilot", "--role", "coder")[0] == 0
+    written = json.loads((tmp_path / ".github/hooks/rolebook.json").read_text())
+    assert written["version"] == 1 and set(written["hooks"]) == {"SessionStart", "PostToolUse", "Stop"}
+    assert written["hooks"]["PostToolUse"][0]["bash"].endswith("recall --role coder --agent copilot")
+    before = files(tmp_path)
+    assert rb(tmp_path, "integrate", "copilot", "--role", "coder")[0] == 0 and files(tmp_path) == before
+    start = {"hook_event_name": "SessionStart", "session_id": "c-1", "source": "new", "cwd": "."}
+    done = hook(tmp_path, ["hook", "session-start", "--role", "coder", "--agent", "copilot"], json.dumps(start))
+    assert "npm ci failed with EACCES" in json.loads(done.stdout)["additionalContext"]
+    post = {"hook_event_name": "PostToolUse", "tool_name": "Bash", "tool_input": {"command": "npm ci"}}
+    answers = [
+        hook(tmp_path, ["recall", "--role", "coder", "--agent", "copilot"], json.dumps({**post, "tool_result": r}))
+        for r in (
+            {"result_type": "success", "text_result_for_llm": "added 3 packages"},
+            {"result_type": "success", "text_result_for_llm": "npm error code EACCES\n<exited with exit code 1>"},
+        )
+    ]
+    assert answers[0].stdout == ""  # it fires after every command: only a failure recalls
+    assert "chown it first" in json.loads(answers[1].stdout)["additionalContext"]

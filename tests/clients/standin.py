@@ -155,7 +155,7 @@ class StandIn:
             for part in (message.get("content") if isinstance(message.get("content"), list) else [])
             if isinstance(part, dict) and part.get("type") == "tool_result"
         )
-        if "Bash" in tools and done < len(self.steps):
+        if tools & {"Bash", "bash"} and done < len(self.steps):  # Claude Code's shell tool, Copilot CLI's
             name, arguments = self.steps[done]
             return [{"type": "tool_use", "id": f"toolu_standin_{done}", "name": name, "input": arguments}]
         return [{"type": "text", "text": self.reply}]

@@ -208,3 +208,34 @@ def test_codex_offers_the_rolebook_tools_in_its_very_first_model_request(project
             first = next(r["body"] for r in model.requests if r["path"].endswith("/responses"))
         (tools,) = [t for t in first["tools"] if t.get("name") == "mcp__rolebook"]
         assert "You work as the coder role" in tools["description"]
+
+
+def test_a_whole_copilot_cli_session_gets_the_notebook_the_recalled_lesson_and_one_reminder(
+    project: Path, tmp_path: Path
+) -> None:
+    copilot = client("copilot")
+    subprocess.run([ROLEBOOK, "integrate", "copilot", "--role", "coder"], cwd=project, check=True, capture_output=True)
+    home = tmp_path / "copilot-home"
+    home.mkdir()
+    steps = [("bash", {"command": "npm ci --prefix ./no-such-package"})]  # Copilot's shell tool
+    with StandIn(steps) as model:
+        env = {
+            **os.environ,
+            "HOME": str(home),
+            # its own model provider (BYOK), here the stand-in speaking the Anthropic API
+            "COPILOT_PROVIDER_BASE_URL": model.url,
+            "COPILOT_PROVIDER_TYPE": "anthropic",
+            "COPILOT_PROVIDER_API_KEY": "standin-key",
+            "COPILOT_MODEL": "claude-sonnet-4",
+        }
+        # --trust-folder: Copilot reads a repository's hooks and MCP servers in a trusted folder only
+        args = [copilot, "-p", "fix the npm install", "--allow-all-tools", "--trust-folder"]
+        done = subprocess.run(args, cwd=project, env=env, capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+        contexts = [json.dumps(r["body"]) for r in model.requests if r["body"].get("tools")]
+    first = contexts[0]
+    assert NOTEBOOK_LINE in first and "rolebook-search" in first  # SessionStart and the MCP tools
+    assert "past lessons that match this failure" not in first
+    assert "rolebook: past lessons that match this failure" in contexts[1]  # PostToolUse, after the failed npm
+    reminders = [c.count("Before you finish, record what this session taught the coder role") for c in contexts]
+    assert reminders[-1] >= 1 and sum(1 for n in reminders if n) == 1  # Stop asked once
