@@ -11,7 +11,6 @@ from __future__ import annotations
 import datetime as dt
 import functools
 import json
-import re
 import sys
 import warnings
 from collections.abc import Awaitable, Callable
@@ -161,20 +160,6 @@ async def _client_root(ctx: Context[Any, Any]) -> Path | None:
     return None
 
 
-_CLI_HINTS = (
-    (re.compile(r"`rolebook promote` reviews them"), "the promote_review tool reviews them"),
-    (re.compile(r"`rolebook update [a-z0-9_-]+ --learning \"\.\.\.\"` creates it"), "the update tool creates it"),
-    (re.compile(r"`rolebook tidy [a-z0-9_-]+` moves"), "the next update moves"),
-)
-
-
-def for_mcp(alert: str) -> str:
-    """An alert as an MCP client's agent can act on it: MCP tools, not CLI commands."""
-    for pattern, said in _CLI_HINTS:
-        alert = pattern.sub(said, alert)
-    return alert
-
-
 def build(root: Path | None = None, scope: str | None = None, session: str | None = None) -> MCPServer:
     """The rolebook MCP server. `scope`: the one role this server may write to."""
     where = _Root(root, Writer(check_role(scope) if scope else None, session))
@@ -201,10 +186,9 @@ def build(root: Path | None = None, scope: str | None = None, session: str | Non
     ) -> CallToolResult:
         """Session start: the role's notebook as it is, then at most 5 alerts (and, with task, relevant memory)."""
         started = (await where.session(ctx)).start(who(role), task, budget)
-        started = replace(started, read=replace(started.read, alerts=[for_mcp(a) for a in started.read.alerts]))
         notebook = replace(started, found=None)
-        text = notebook.render().decode("utf-8", errors="replace")
-        data = notebook.to_dict()
+        text = notebook.render("mcp").decode("utf-8", errors="replace")  # next steps as MCP tools
+        data = notebook.to_dict("mcp")
         if started.found is not None:
             found = started.found
             for warning in found.warnings:

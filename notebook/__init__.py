@@ -44,7 +44,7 @@ if TYPE_CHECKING:  # what type checkers see; at run time each name loads on firs
         split_lines,
     )
     from .model import SECTIONS, Entry, Foreign, Notebook, count_lines, entry_id, is_role, normalize
-    from .read import ReadResult, extra_state, load_text, read_notebook, store_extra_alerts
+    from .read import ReadResult, extra_state, load_text, next_step, read_notebook, store_extra_alerts
     from .retrieval import STATUSES, Query, SearchResult, candidates, refresh, render_hits, search_roots
     from .secrets import redact_value, redactions
     from .sharing import Shared, share
@@ -121,6 +121,7 @@ _WHERE = {
     "ReadResult": "read",
     "extra_state": "read",
     "load_text": "read",
+    "next_step": "read",
     "read_notebook": "read",
     "store_extra_alerts": "read",
     "Query": "retrieval",
@@ -193,6 +194,7 @@ __all__ = [
     "log_event",
     "new_entry",
     "new_notebook_text",
+    "next_step",
     "normalize",
     "obsolete",
     "parse",

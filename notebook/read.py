@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -23,7 +24,30 @@ if TYPE_CHECKING:
 
 MAX_ALERTS = 5
 NOT_A_FILE = "a folder stands where rolebook keeps a file; move it aside (nothing was written)"
-_CACHE_VERSION = 1
+_CACHE_VERSION = 2
+
+#: The next step an alert points to, as each surface says it: (the CLI, an MCP client).
+#: Alerts hold the step as data (`next_step`), and each adapter words it (`shown`), so an
+#: agent on MCP is never told to run a command it cannot reach.
+STEPS = {
+    "create": ('`rolebook update {role} --learning "..."` creates it', "the update tool creates it"),
+    "tidy": ("`rolebook tidy {role}` moves", "the next update moves"),
+    "promote": ("`rolebook promote` reviews them", "the promote_review tool reviews them"),
+}
+SURFACES = ("cli", "mcp")
+_STEP = re.compile(r"\{step:([a-z]+):([a-z0-9_-]*)\}")
+
+
+def next_step(key: str, role: str = "") -> str:
+    """The place in an alert's text where its next step goes (see STEPS)."""
+    assert key in STEPS
+    return f"{{step:{key}:{role}}}"
+
+
+def shown(alert: str, surface: str = "cli") -> str:
+    """An alert as a surface shows it: its next step worded for the CLI or for MCP."""
+    column = SURFACES.index(surface)
+    return _STEP.sub(lambda m: STEPS[m.group(1)][column].format(role=m.group(2)) if m.group(1) in STEPS else "", alert)
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,9 +58,12 @@ class ReadResult:
     path: Path
     exists: bool
     data: bytes = b""
-    alerts: list[str] = field(default_factory=list)
+    alerts: list[str] = field(default_factory=list)  # each with its next step as data: `shown` words it
 
-    def to_dict(self) -> dict[str, Any]:
+    def alert_lines(self, surface: str = "cli") -> list[str]:
+        return [shown(a, surface) for a in self.alerts]
+
+    def to_dict(self, surface: str = "cli") -> dict[str, Any]:
         text = self.data.decode("utf-8", errors="replace")
         return {
             "role": self.role,
@@ -44,7 +71,7 @@ class ReadResult:
             "exists": self.exists,
             "text": text,
             "lines": _count_lines(text),
-            "alerts": self.alerts,
+            "alerts": self.alert_lines(surface),
         }
 
 
@@ -85,7 +112,7 @@ def read_notebook(layout: Layout, role: str, limits: Limits) -> ReadResult:
             path,
             False,
             alerts=[
-                f'no notebook for {role} yet: `rolebook update {role} --learning "..."` creates it',
+                f"no notebook for {role} yet: {next_step('create', role)}",
             ],
         )
     sig = [st.st_size, st.st_mtime_ns, st.st_ino]
@@ -153,7 +180,7 @@ def alerts_for(role: str, path: Path, nb: Notebook, base: Limits) -> list[str]:
     if left:
         n = len(left)
         alerts.append(
-            f"over its limits ({'; '.join(overflow(nb, limits))}): `rolebook tidy {role}` moves the "
+            f"over its limits ({'; '.join(overflow(nb, limits))}): {next_step('tidy', role)} the "
             f"{n} oldest {'entry' if n == 1 else 'entries'} to the archive"
         )
     lines = count_lines(render(after))

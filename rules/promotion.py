@@ -39,6 +39,7 @@ from rolebook.notebook import (
     check_scope,
     entry_positions,
     extra_state,
+    next_step,
     refresh,
     remove_parts,
     role_lock,
@@ -542,7 +543,7 @@ def refresh_alerts(
     if due:
         alerts.append(
             f"{len(due)} promotion{'s' if len(due) > 1 else ''} due ({role}: mistakes that came back on "
-            f"{min_dates} or more dates): `rolebook promote` reviews them"
+            f"{min_dates} or more dates): {next_step('promote')}"
         )
     store_extra_alerts(layout, role, alerts, {"due": sorted(due)})
     return alerts

@@ -62,13 +62,14 @@ class Started:
 
         return render_hits(self.found, self.budget)
 
-    def render(self) -> bytes:
-        """What the agent reads: the notebook bytes as they are, a blank line, the alerts,
-        then the task hits. The CLI prints it, the MCP `read` tool returns it."""
+    def render(self, surface: str = "cli") -> bytes:
+        """What the agent reads: the notebook bytes as they are, a blank line, the alerts
+        (their next steps worded for the `surface`: cli or mcp), then the task hits. The CLI
+        prints it, the MCP `read` tool returns it."""
         data = self.read.data
         if data and not data.endswith(b"\n"):
             data += b"\n"
-        alerts = "".join(f"rolebook: {a}\n" for a in self.read.alerts)
+        alerts = "".join(f"rolebook: {a}\n" for a in self.read.alert_lines(surface))
         if data and alerts:
             alerts = "\n" + alerts
         lines = self.task_lines()
@@ -77,8 +78,8 @@ class Started:
             hits = f"\nrolebook: from memory, for this task ({_shown(self.task or '')}):\n" + "\n".join(lines) + "\n"
         return data + (alerts + hits).encode("utf-8")
 
-    def to_dict(self) -> dict[str, Any]:
-        data = self.read.to_dict()
+    def to_dict(self, surface: str = "cli") -> dict[str, Any]:
+        data = self.read.to_dict(surface)
         if self.found is not None:
             data["task"] = {
                 "query": self.task,

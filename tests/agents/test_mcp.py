@@ -257,6 +257,35 @@ def test_a_scoped_server_names_the_role_defaults_to_it_and_alerts_name_mcp_tools
     run(tmp_path, body, scope="coder")
 
 
+def test_every_alert_step_is_worded_for_mcp_in_the_text_and_the_structured_content(tmp_path: Path) -> None:
+    notebook = Layout.default(tmp_path).notebook_path("qa")
+
+    async def body(c: Client) -> None:
+        r = await c.call_tool("read", {"role": "designer"})  # no notebook yet
+        assert r.structured_content is not None
+        assert "the update tool creates it" in text(r)
+        assert r.structured_content["alerts"] == ["no notebook for designer yet: the update tool creates it"]
+        await c.call_tool("update", {"role": "qa", "learnings": ["kept"]})
+        lines = notebook.read_text().replace(
+            "## Learnings\n",
+            "## Learnings\n" + "".join(f"- [2026-01-{n:02d}] hand-typed learning {n}\n" for n in range(1, 28)),
+        )
+        notebook.write_text(lines)  # over its caps, by hand
+        r = await c.call_tool("read", {"role": "qa"})
+        assert "the next update moves" in text(r) and "`rolebook" not in text(r)
+
+    run(tmp_path, body)
+
+
+def test_the_cli_and_mcp_word_every_next_step() -> None:
+    from rolebook.notebook.read import STEPS, next_step, shown
+
+    for key in STEPS:
+        alert = f"x: {next_step(key, 'qa')}"
+        assert "`rolebook " in shown(alert, "cli") and "rolebook " not in shown(alert, "mcp")
+        assert "{step" not in shown(alert, "cli") + shown(alert, "mcp")
+
+
 def test_the_instructions_name_tools_and_parameters_not_cli_flags() -> None:
     from rolebook.agents.mcp_server import instructions
 
