@@ -301,7 +301,9 @@ class Index(Lookups):
 
     def review_records(self, role: str) -> list[dict[str, Any]]:
         """The archive's records of the promote review's decisions for a role (`split`, `skipped`)."""
-        rows = self.db.execute("SELECT data FROM docs WHERE role = ? AND section = 'review'", (role,)).fetchall()
+        rows = self.db.execute(  # by (role, op): the docs_role index, not a scan of the role's archive
+            "SELECT data FROM docs WHERE role = ? AND op IN ('split', 'skipped') AND section = 'review'", (role,)
+        ).fetchall()
         return [json.loads(data) for (data,) in rows if data]
 
     def mistakes(self, role: str) -> list[Mistake]:
