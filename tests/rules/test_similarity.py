@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from rolebook.rules.similarity import THRESHOLD, keyword_same_mistake, similarity, stem
+from rolebook.rules.similarity import THRESHOLD, keyword_same_mistake, name_differs, names, similarity, stem
 
 PAIRS = [
     json.loads(line)
@@ -48,24 +48,42 @@ def test_stemming_folds_the_usual_english_endings() -> None:
     assert stem("redis") == "redis"
 
 
-def test_keywords_on_the_held_out_real_pairs(corpus: Any) -> None:
-    """Real text nobody here wrote (../shared/corpus/retrieval/pair-texts.jsonl), pairs
-    labelled in tests/fixtures/similarity/corpus_pairs.jsonl and split in two: keywords
-    alone are at precision 0.80, recall 0.33 on the held-out half (the goal, 0.90 at
-    0.35, is not reached: the false merges there share all their words and differ in
-    meaning; the semantic extra's veto catches them, tests/semantic)."""
+def corpus_pairs(corpus: Any) -> tuple[dict[str, str], list[dict[str, Any]]]:
+    """The labelled real-text pairs: ids into ../shared/corpus/retrieval (read in place)."""
     texts = {
         (d := json.loads(line))["id"]: d["text"]
-        for line in (corpus("retrieval") / "pair-texts.jsonl").read_text().splitlines()
+        for name in ("entries.jsonl", "pair-texts.jsonl")
+        for line in (corpus("retrieval") / name).read_text().splitlines()
     }
-    rows = [
-        json.loads(x)
-        for x in (Path(__file__).resolve().parent.parent / "fixtures/similarity/corpus_pairs.jsonl")
-        .read_text()
-        .splitlines()
-    ]
-    assert len(rows) >= 90 and {r["split"] for r in rows} == {"fit", "held-out"}
+    fixture = Path(__file__).resolve().parent.parent / "fixtures/similarity/corpus_pairs.jsonl"
+    return texts, [json.loads(x) for x in fixture.read_text().splitlines()]
+
+
+def test_the_real_pairs_are_many_and_split(corpus: Any) -> None:
+    texts, rows = corpus_pairs(corpus)
+    assert len(rows) >= 600 and sum(r["same"] for r in rows) >= 50
+    assert {r["split"] for r in rows} == {"fit", "held-out"}
+    assert len({frozenset((r["a"], r["b"])) for r in rows}) == len(rows)
+    assert all(r["a"] in texts and r["b"] in texts for r in rows)
+
+
+def test_keywords_on_the_held_out_real_pairs(corpus: Any) -> None:
+    """Real text nobody here wrote, 605 labelled pairs (tests/fixtures/similarity/
+    corpus_pairs.jsonl) split in two: keywords are at precision 0.83, recall 0.21 on the
+    held-out half (fit half 0.64, 0.24; before names counted as evidence of difference,
+    0.58, 0.24). The goal, 0.90 at 0.35, is not reached."""
+    texts, rows = corpus_pairs(corpus)
     held = [r for r in rows if r["split"] == "held-out"]
     merged = [r for r in held if keyword_same_mistake(texts[r["a"]], texts[r["b"]])]
     true = sum(1 for r in merged if r["same"])
-    assert true / len(merged) >= 0.8 and true / sum(r["same"] for r in held) >= 0.33
+    assert true / len(merged) >= 0.83 and true / sum(r["same"] for r in held) >= 0.2
+
+
+def test_two_texts_that_name_different_things_are_not_one_mistake() -> None:
+    a, b = "Fix an issue with type hints for `@click.group()`.", "Fix an issue with type hints for `click.open_file()`."
+    assert names(a) == {"click.group"} and name_differs(a, b) and not keyword_same_mistake(a, b)
+    # a name inside the other's is the same thing; one side naming nothing is no evidence
+    assert not name_differs("`Option.flag_value` has no default", "handling of `flag_value` when is_flag=False")
+    assert not name_differs("Logger serializes `Error` objects", "Logger handles Error objects in debug mode")
+    # commit hashes are not names
+    assert not name_differs("activate project to fix #37 (`46c4fd2`)", "activate project to fix #37 (`cbe72be`)")
