@@ -26,6 +26,7 @@ from .index_sql import SCHEMA, SCHEMA_VERSION, TOKENIZER, UPSERT
 from .layout import Layout
 from .lookups import Lookups
 from .model import Entry
+from .vocabulary import identifier_words
 
 __all__ = ["SCHEMA_VERSION", "TOKENIZER", "EntryState", "Index", "Mistake"]
 _PROBE = 256  # bytes compared at the start and just before the offset
@@ -236,12 +237,12 @@ class Index(Lookups):
             db.execute("DELETE FROM active WHERE role=?", (role,))
             db.execute("DELETE FROM docs WHERE role=? AND journalled=0", (role,))
             for e in entries:
-                eid = e.id(role)
+                eid, search = e.id(role), _search_text(e.section, text=e.text)
                 db.execute("INSERT OR IGNORE INTO active VALUES (?,?)", (role, eid))
                 db.execute(
                     "INSERT OR IGNORE INTO docs(id, role, op, section, date, text, count, tags, ctx_hash, "
                     "journalled, search, data) VALUES (?,?,?,?,?,?,?,?,?,0,?,NULL)",
-                    (eid, role, "added", e.section, e.date, e.text, e.count, "", None, e.section),
+                    (eid, role, "added", e.section, e.date, e.text, e.count, "", None, search),
                 )
             if sig is None:
                 db.execute("DELETE FROM notebooks WHERE role=?", (role,))
@@ -342,6 +343,12 @@ class Index(Lookups):
         return (int(row[0]), int(row[1])) if row is not None else None
 
 
+def _search_text(*parts: object, text: str | None) -> str:
+    """What a document is found by besides its text: its section, tags and context, and
+    the parts of the identifiers in its text (`identifier_words`)."""
+    return " ".join(str(v) for v in (*parts, identifier_words(text or "")) if v)
+
+
 def _doc_row(role: str, r: ArchiveRecord, raw: bytes, outcomes: dict[str, list[int]]) -> tuple[object, ...]:
     ctx_hash = r.extra.get("ctx_hash")
     ctx_hash = ctx_hash if isinstance(ctx_hash, str) else None
@@ -352,7 +359,7 @@ def _doc_row(role: str, r: ArchiveRecord, raw: bytes, outcomes: dict[str, list[i
         r.extra.get("command"),
         (ctx_hash or "").replace("-", " "),
     )
-    search = " ".join(str(v) for v in parts if v)
+    search = _search_text(*parts, text=r.text)
     outcome = r.extra.get("outcome")
     if r.op == "logged" and ctx_hash and isinstance(outcome, str):
         k, _, n = outcome.partition("/")

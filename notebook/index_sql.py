@@ -5,7 +5,7 @@
 
 from __future__ import annotations
 
-SCHEMA_VERSION = 8
+SCHEMA_VERSION = 9
 TOKENIZER = "porter unicode61 remove_diacritics 2"
 
 SCHEMA = (

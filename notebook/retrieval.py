@@ -19,6 +19,7 @@ from .errors import InputError, RolebookError
 from .index import Index, rebuilt_on_failure
 from .index_sql import TOKENIZER, Filters, filters
 from .layout import Layout
+from .vocabulary import related_words, synonyms
 
 MAX_QUERY_CHARS = 1000
 COUNT_CAP = 1000
@@ -168,6 +169,23 @@ def _telling_words(
         present = [i for i in range(len(words)) if freq[i] > 0]
         return ([words[min(present, key=lambda i: freq[i])]] if present else []), True
     return kept, False
+
+
+#: A synonym is looked up only when at most this share of the documents hold it (or at
+#: most SYNONYM_FEW of them): a common one says little about what was asked and costs the
+#: most to rank, its posting list being long (at 100k records, all of them cost 7 ms of p50
+#: and doubled p95; the real-lesson queries lose nothing down to 5%).
+SYNONYM_MAX_SHARE = 0.05
+SYNONYM_FEW = 100
+
+
+def _rare(index: Index, words: list[str]) -> list[str]:
+    """The words held by some documents, but not by many (SYNONYM_MAX_SHARE)."""
+    if not words:
+        return []
+    freq, total = index.term_frequencies(words)
+    most = max(total * SYNONYM_MAX_SHARE, SYNONYM_FEW)
+    return [w for i, w in enumerate(words) if 0 < freq[i] <= most]
 
 
 def refresh(layout: Layout, index: Index) -> list[str]:
@@ -333,20 +351,28 @@ def _search(layout: Layout, query: Query, today: dt.date | None, model: str | No
         counted = index.term_frequencies(asked)
         frequencies = (tuple(counted[0][i] for i in range(len(asked))), counted[1])
         words, common = _telling_words(index, asked, query.rarest, counted)
-        if not words:
+        # the other words for the same things, ranked apart and weighted below the words
+        # asked; not when only words in most documents matched (nothing to rank by)
+        related = _rare(index, related_words(asked)) if not (common and words) else []
+        if not words and not related:
             return SearchResult((), 0, tuple(warnings), frequencies)
-        expression = fts_expression(words)
+        expression = fts_expression(words) if words else None
+        also = fts_expression(related) if related else None
         where = _filters(query)
         # counting stops at COUNT_CAP: past that the exact number says nothing more
-        total = index.count_matches(expression, where, COUNT_CAP)
+        total = index.count_matches(fts_expression(words + related), where, COUNT_CAP)
         # FTS5 ranks on its own, then only the best candidates are joined and filtered;
         # the window widens while filters leave too few.
         window = max(query.limit * 4, 50)
         while True:
             # with only words in most documents BM25 cannot rank: the newest matches come first
-            rank = index.ranked(expression, common, window)
+            rank = index.ranked(expression, common, window) if expression else {}
+            more = index.ranked(also, False, window) if also else {}
+            exhausted = len(rank) < window and len(more) < window
+            if more:
+                rank = fused(rank, more, SYNONYM_WEIGHT)
             rows = index.hit_rows("rowid", list(rank), where)
-            if len(rows) >= query.limit or len(rank) < window:
+            if len(rows) >= query.limit or exhausted:
                 break
             window *= 8
     today = today or dt.date.today()
@@ -355,12 +381,32 @@ def _search(layout: Layout, query: Query, today: dt.date | None, model: str | No
     return SearchResult(tuple(hits[: query.limit]), total, tuple(warnings), frequencies)
 
 
+#: How much a match on a synonym of the query's words counts against a match on the words
+#: themselves (notebook/vocabulary.py). Chosen on the "fit" half of the real-lesson queries
+#: (tests/fixtures/retrieval_corpus; 0.3, 0.5, 0.7, 1.0 tried), reported on the other.
+SYNONYM_WEIGHT = 0.5
+
+
+def fused(first: dict[Any, float], second: dict[Any, float], weight: float) -> dict[Any, float]:
+    """Two BM25 rankings (lower is better) on one scale: each relative to its own best
+    match, the second weighted; the result is lower-is-better too."""
+    out: dict[Any, float] = {}
+    for ranks, w in ((first, 1.0), (second, weight)):
+        best = min(ranks.values(), default=0.0)
+        for key, value in ranks.items():
+            out[key] = out.get(key, 0.0) - w * (value / best if best else 0.0)
+    return out
+
+
 #: hybrid ranking: cosine plus KEYWORD_WEIGHT x a keyword score (BM25 relative to the best
-#: keyword hit) that counts only as far as the document holds the query's telling words.
-#: A naive fusion lets BM25 noise (one shared common word) drown good semantic hits; this
-#: gate does not. Tuned on tests/fixtures/retrieval (see tests/bench/bench_semantic.py).
-KEYWORD_WEIGHT = 0.2
-COVERAGE_POWER = 1.0
+#: keyword hit, synonyms included) that counts only as far as the document holds the
+#: query's telling words, squared: a document holding half of them gets a quarter. A naive
+#: fusion lets BM25 noise (one shared word) drown what the meaning found, and on queries
+#: that share no words with their answer, hybrid then loses to the embedding alone; the
+#: squared gate does not. Chosen on the "fit" half of tests/fixtures/retrieval_corpus
+#: (weights 0.2-0.4, powers 1-3, reciprocal rank fusion; tests/bench/bench_retrieval_corpus.py).
+KEYWORD_WEIGHT = 0.4
+COVERAGE_POWER = 2.0
 #: Below this cosine a document is not a hit by meaning alone (exit 1 stays "no match").
 SEMANTIC_FLOOR = 0.3
 
@@ -378,12 +424,18 @@ def _search_meaning(layout: Layout, query: Query, model: Any, mode: str, today: 
         sims = vectors.matrix() @ model.encode([query.text])[0] if ids else np.zeros(0, dtype=np.float32)
         keyword: dict[str, float] = {}
         if mode == "hybrid":
-            words, common = _telling_words(index, query_words(query.text), query.rarest)
+            asked = query_words(query.text)
+            words, common = _telling_words(index, asked, query.rarest)
             if words and not common:
-                ranked = index.ranked_texts(fts_expression(words), max(query.limit * 10, 100))
-                best = min((b for _, _, b in ranked), default=0.0)
-                for did, text, b in ranked:
-                    keyword[did] = (b / best if best else 0.0) * _coverage(words, text) ** COVERAGE_POWER
+                n = max(query.limit * 10, 100)
+                related = _rare(index, related_words(asked))
+                found = [index.ranked_texts(fts_expression(w), n) if w else [] for w in (words, related)]
+                texts = {did: text for ranked in found for did, text, _ in ranked}
+                own, more = ({did: b for did, _, b in ranked} for ranked in found)
+                both = fused(own, more, SYNONYM_WEIGHT)
+                best = min(both.values(), default=0.0)
+                for did, b in both.items():
+                    keyword[did] = (b / best if best else 0.0) * _coverage(words, texts[did]) ** COVERAGE_POWER
         where = _filters(query)
         window = max(query.limit * 20, 200)
         while True:
@@ -405,9 +457,11 @@ def _search_meaning(layout: Layout, query: Query, model: Any, mode: str, today: 
 
 
 def _coverage(words: list[str], text: str) -> float:
-    """The share of the query's telling words the text holds (a light prefix stemming)."""
+    """The share of the query's telling words the text holds, itself or a synonym of it
+    (a light prefix stemming)."""
     held = {w.casefold()[:5] for w in _WORD.findall(text)}
-    return sum(1 for w in words if w[:5] in held) / len(words) if words else 0.0
+    found = sum(1 for w in words if w[:5] in held or any(s[:5] in held for s in synonyms(w)))
+    return found / len(words) if words else 0.0
 
 
 def embed_new(index: Index, vectors: Any) -> int:

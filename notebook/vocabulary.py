@@ -1,0 +1,107 @@
+"""The words keyword search adds to what it is given: the parts of identifiers, and the
+other words agents and changelogs use for the same thing.
+
+BM25 finds only the words it is asked for. A lesson written "the console was 80 wide on
+Windows" is missed by "terminal width wrong on win32"; one about `supportsInterface` is
+missed by "supports interface". Each search also looks up the synonyms of its words
+(weighted below the words themselves, `SYNONYM_WEIGHT` in retrieval.py), and each
+document is indexed with its camelCase identifiers split. Measured on the real-lesson set
+(tests/fixtures/retrieval_corpus, `python tests/bench/bench_retrieval_corpus.py`); the
+groups are general developer vocabulary, not fitted to those queries.
+"""
+
+from __future__ import annotations
+
+import re
+
+#: Groups of words that name one thing in developer notes. A word may sit in more than
+#: one group; a search adds every other word of each group its words are in.
+SYNONYMS = (
+    "remove delete drop erase purge wipe",
+    "crash panic exception fail failure error blow abort",
+    "restart reboot relaunch respawn",
+    "start startup launch boot init initialize",
+    "folder directory dir",
+    "slow lag latency sluggish stutter performance",
+    "lost dropped missing vanished disappear disappeared gone swallowed",
+    "windows win32 microsoft",
+    "mac macos osx darwin apple",
+    "settings setting config configuration options preferences",
+    "install setup installation installer",
+    "login signin auth authentication credential token session",
+    "signup onboarding registration register",
+    "stale outdated old cached cache",
+    "timeout hang stuck freeze frozen",
+    "duplicate duplicated twice double repeated",
+    "terminal console shell tty cli",
+    "stdout output print printed echo",
+    "stderr diagnostics warning warnings log logs logging",
+    "serialize serialization encode encoding dump json",
+    "parse parser parsing read load loader",
+    "test tests testing pytest spec",
+    "build compile compiler tsc",
+    "deploy deployment release ship publish",
+    "database db sqlite postgres sql",
+    "table schema column columns",
+    "migration migrate upgrade schema",
+    "id ids identifier identifiers key",
+    "quote quotes quoting escape escaping",
+    "path paths filename file files",
+    "dependency dependencies package packages library libraries",
+    "container docker image",
+    "ci pipeline workflow actions",
+    "schedule scheduled cron timer",
+    "email mail notification alert alerts",
+    "message messages chat conversation",
+    "screen page view ui",
+    "button control widget",
+    "prompt prompts input",
+    "search query lookup find",
+    "index indexes indexing fts",
+    "thread async concurrent concurrency parallel race",
+    "memory ram leak",
+    "flag option switch argument parameter arg",
+    "default fallback",
+    "color colour",
+    "voice speech audio tts",
+    "model llm",
+    "error message complaint",
+)
+
+
+def _table() -> dict[str, frozenset[str]]:
+    table: dict[str, set[str]] = {}
+    for group in SYNONYMS:
+        words = group.split()
+        for word in words:
+            table.setdefault(word, set()).update(w for w in words if w != word)
+    return {w: frozenset(s) for w, s in table.items()}
+
+
+_TABLE = _table()
+
+
+def synonyms(word: str) -> frozenset[str]:
+    """The other words for what this (casefolded) word names."""
+    return _TABLE.get(word, frozenset())
+
+
+def related_words(words: list[str]) -> list[str]:
+    """The synonyms of these (casefolded) words that are not among them, in a stable order."""
+    asked = set(words)
+    return sorted({s for w in words for s in _TABLE.get(w, ())} - asked)
+
+
+_CAMEL = re.compile(r"[A-Za-z][a-z0-9]+(?:[A-Z][a-z0-9]*)+")
+_HUMP = re.compile(r"[a-z0-9][A-Z]")  # what every camelCase name holds: a cheap first look
+_PART = re.compile(r"[A-Z]?[a-z0-9]+")
+
+
+def identifier_words(text: str) -> str:
+    """The parts of the camelCase and PascalCase identifiers in a text, space-separated
+    (`supportsInterface` -> "supports Interface"); the index's tokenizer already splits
+    snake_case, dotted names and paths."""
+    if not _HUMP.search(text):
+        return ""
+    parts = (_PART.findall(m) for m in _CAMEL.findall(text))
+    return " ".join(" ".join(p) for p in parts if len(p) > 1)

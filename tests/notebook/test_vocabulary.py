@@ -1,0 +1,62 @@
+"""The words keyword search adds: synonyms of the query's words, parts of identifiers."""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+
+from rolebook.notebook.changes import update
+from rolebook.notebook.intake import new_entry
+from rolebook.notebook.journal import Writer
+from rolebook.notebook.layout import Layout
+from rolebook.notebook.limits import Limits
+from rolebook.notebook.retrieval import Query, search
+from rolebook.notebook.vocabulary import SYNONYMS, identifier_words, related_words, synonyms
+
+TODAY = dt.date(2026, 4, 1)
+
+
+def root(tmp_path: Path, *texts: str) -> Layout:
+    layout = Layout.default(tmp_path)
+    update(layout, "coder", [new_entry("learnings", t, "2026-03-01") for t in texts], Limits(), Writer())
+    return layout
+
+
+def test_the_synonyms_of_a_word_are_the_other_words_of_its_groups() -> None:
+    assert {"console", "shell", "tty", "cli"} <= synonyms("terminal")
+    assert "terminal" not in synonyms("terminal") and synonyms("zebra") == frozenset()
+    assert related_words(["terminal", "console"]) == sorted(synonyms("terminal") - {"console"})
+    assert all(g == g.lower() and len(g.split()) >= 2 for g in SYNONYMS)
+
+
+def test_identifiers_are_split_into_their_words() -> None:
+    assert identifier_words("missing `supportsInterface()` in SpendingLimitGuard") == (
+        "supports Interface Spending Limit Guard"
+    )
+    assert identifier_words("plain words, snake_case and a.b stay as they are") == ""
+
+
+def test_a_lesson_is_found_by_the_other_words_for_what_it_names(tmp_path: Path) -> None:
+    layout = root(
+        tmp_path,
+        "Windows consoles were reported 80 characters wide instead of 79",
+        "Pin the linter version in CI so upgrades do not break the build",
+    )
+    hits = search(layout, Query("terminal width wrong on win32", mode="keyword"), today=TODAY).hits
+    assert hits and hits[0].text.startswith("Windows consoles")
+
+
+def test_a_camelcase_identifier_is_found_by_its_words(tmp_path: Path) -> None:
+    layout = root(
+        tmp_path,
+        "The guard needs supportsInterface or setGuard never stores it",
+        "Regenerate the bytecode after any contract change",
+    )
+    hits = search(layout, Query("supports interface", mode="keyword"), today=TODAY).hits
+    assert [h.text for h in hits] == ["The guard needs supportsInterface or setGuard never stores it"]
+
+
+def test_the_words_asked_rank_above_their_synonyms(tmp_path: Path) -> None:
+    layout = root(tmp_path, "The console froze after resize", "The terminal froze after resize")
+    hits = search(layout, Query("terminal froze", mode="keyword"), today=TODAY).hits
+    assert [h.text for h in hits] == ["The terminal froze after resize", "The console froze after resize"]
