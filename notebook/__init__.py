@@ -48,6 +48,7 @@ if TYPE_CHECKING:  # what type checkers see; at run time each name loads on firs
     from .retrieval import STATUSES, Query, SearchResult, candidates, refresh, render_hits, search_roots
     from .secrets import redact_value, redactions
     from .sharing import Shared, share
+    from .vocabulary import names
 
 # Loaded on first use, so that importing one name (the read path does) does not import
 # every module of the package.
@@ -135,6 +136,7 @@ _WHERE = {
     "redactions": "secrets",
     "Shared": "sharing",
     "share": "sharing",
+    "names": "vocabulary",
 }
 
 __all__ = [
@@ -192,6 +194,7 @@ __all__ = [
     "known",
     "load_text",
     "log_event",
+    "names",
     "new_entry",
     "new_notebook_text",
     "next_step",

@@ -19,8 +19,10 @@ class Lookups:
     db: sqlite3.Connection
 
     def term_frequencies(self, words: list[str]) -> tuple[dict[int, int], int]:
-        """For each query word (by position), how many documents hold its stems (the most
-        of any), stemmed by the index's own tokenizer; and how many documents there are."""
+        """For each query word (by position), how many documents hold it, stemmed by the
+        index's own tokenizer (a word it splits, `test_login_redirect`, is a phrase and is
+        counted as one, up to half the documents; counting it by its commonest part dropped
+        such names as too common to rank by); and how many documents there are."""
         db = self.db
         db.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.rb_query USING fts5(x, tokenize='{TOKENIZER}')")
         db.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.rb_query_terms USING fts5vocab(temp, rb_query, 'instance')")
@@ -33,7 +35,15 @@ class Lookups:
         marks = ",".join("?" * len(terms))
         df = dict(db.execute(f"SELECT term, doc FROM docs_vocab WHERE term IN ({marks})", terms).fetchall())
         total = db.execute("SELECT max(rowid) FROM docs").fetchone()[0] or 0
-        return {i: max((df.get(t, 0) for t in stems.get(i, [])), default=0) for i in range(len(words))}, total
+        freq = {i: min((df.get(t, 0) for t in stems.get(i, [])), default=0) for i in range(len(words))}
+        for i, parts in stems.items():
+            if len(parts) > 1 and freq[i]:  # a phrase: count it, up to what matters (half)
+                phrase = '"' + words[i].replace('"', '""') + '"'
+                freq[i] = db.execute(
+                    "SELECT count(*) FROM (SELECT 1 FROM docs_fts WHERE docs_fts MATCH ? LIMIT ?)",
+                    (phrase, total // 2 + 1),
+                ).fetchone()[0]
+        return freq, total
 
     def count_matches(self, expression: str, filters: Filters, cap: int) -> int:
         """How many documents match (counting stops at `cap`)."""

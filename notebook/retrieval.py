@@ -19,7 +19,7 @@ from .errors import InputError, RolebookError
 from .index import Index, rebuilt_on_failure
 from .index_sql import TOKENIZER, Filters, filters
 from .layout import Layout
-from .vocabulary import related_words, synonyms
+from .vocabulary import query_names, related_words, synonyms
 
 MAX_QUERY_CHARS = 1000
 COUNT_CAP = 1000
@@ -186,6 +186,34 @@ def _rare(index: Index, words: list[str]) -> list[str]:
     freq, total = index.term_frequencies(words)
     most = max(total * SYNONYM_MAX_SHARE, SYNONYM_FEW)
     return [w for i, w in enumerate(words) if 0 < freq[i] <= most]
+
+
+#: A name in the query (an identifier, or a capitalized word past the first) that at most
+#: this share of the documents hold (or one) carries the query: the documents holding it
+#: come first, in keyword and hybrid search (the keyword side wins). An embedding ranks by
+#: the names in a text as much as by what it says; a name most documents hold (the two
+#: people of a conversation) carries nothing.
+NAME_MAX_SHARE = 0.05
+
+
+def _carrying_names(index: Index, query: Query) -> list[re.Pattern[str]]:
+    """How to see, in a document's text, each name that carries the query."""
+    out = []
+    total = index.marks(0)[0]
+    for name in query_names(query.text):
+        words = _WORD.findall(name.casefold())
+        if not words:
+            continue
+        most = max(1, int(total * NAME_MAX_SHARE))
+        held = index.count_matches('"' + " ".join(words) + '"', _filters(query), most + 1)
+        if 0 < held <= most:
+            out.append(re.compile(r"(?<![^\W_])" + r"[\W_]*".join(map(re.escape, words)) + r"(?![^\W_])", re.I))
+    return out
+
+
+def _named_first(hits: list[Hit], carrying: list[re.Pattern[str]]) -> list[Hit]:
+    """Hits holding more of the carrying names first; by score among equals."""
+    return sorted(hits, key=lambda h: (-sum(1 for p in carrying if p.search(h.text)), -h.score))
 
 
 def refresh(layout: Layout, index: Index) -> list[str]:
@@ -375,9 +403,9 @@ def _search(layout: Layout, query: Query, today: dt.date | None, model: str | No
             if len(rows) >= query.limit or exhausted:
                 break
             window *= 8
+        carrying = _carrying_names(index, query)
     today = today or dt.date.today()
-    hits = [_hit((*row[1:10], rank[row[0]], *row[10:]), today) for row in rows]
-    hits.sort(key=lambda h: -h.score)
+    hits = _named_first([_hit((*row[1:10], rank[row[0]], *row[10:]), today) for row in rows], carrying)
     return SearchResult(tuple(hits[: query.limit]), total, tuple(warnings), frequencies)
 
 
@@ -437,6 +465,7 @@ def _search_meaning(layout: Layout, query: Query, model: Any, mode: str, today: 
                 for did, b in both.items():
                     keyword[did] = (b / best if best else 0.0) * _coverage(words, texts[did]) ** COVERAGE_POWER
         where = _filters(query)
+        carrying = _carrying_names(index, query) if mode == "hybrid" else []
         window = max(query.limit * 20, 200)
         while True:
             top = np.argpartition(-sims, window)[:window] if len(ids) > window else np.arange(len(ids))
@@ -452,7 +481,7 @@ def _search_meaning(layout: Layout, query: Query, model: Any, mode: str, today: 
         cos = float(sims[position[row[0]]]) if row[0] in position else 0.0
         score = cos + KEYWORD_WEIGHT * keyword.get(row[0], 0.0)
         hits.append(_hit((*row[:9], -score, *row[9:]), today))
-    hits.sort(key=lambda h: -h.score)
+    hits = _named_first(hits, carrying)
     return SearchResult(tuple(hits[: query.limit]), min(len(hits), COUNT_CAP), tuple(warnings))
 
 

@@ -13,6 +13,7 @@ groups are general developer vocabulary, not fitted to those queries.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 #: Groups of words that name one thing in developer notes. A word may sit in more than
 #: one group; a search adds every other word of each group its words are in.
@@ -105,3 +106,34 @@ def identifier_words(text: str) -> str:
         return ""
     parts = (_PART.findall(m) for m in _CAMEL.findall(text))
     return " ".join(" ".join(p) for p in parts if len(p) > 1)
+
+
+_SPAN = re.compile(r"`([^`]+)`")
+# identifiers outside code spans: --flags, dotted names (table.extract, package-lock.json),
+# paths (/auth/me, ~/.zshrc), camelCase, PascalCase with an inner capital, snake_case
+_IDENT = re.compile(
+    r"(?<![\w@/~.])(?:--?[a-z][\w-]*\w|[A-Za-z_][\w-]*(?:\.[A-Za-z_][\w-]*)+(?:\(\))?"
+    r"|(?:~|\.)?/[\w.-]+(?:/[\w.-]+)*|[a-z]+[A-Z]\w*|[A-Z][a-z]+[A-Z]\w*|[A-Za-z]\w*_\w+)"
+)
+_HASH = re.compile(r"^[0-9a-f]{7,40}$")
+
+
+@lru_cache(maxsize=4096)
+def names(text: str) -> frozenset[str]:
+    """The things a text names: code spans and identifier-shaped words (not commit hashes)."""
+    out = set()
+    for found in (*_SPAN.findall(text), *_IDENT.findall(_SPAN.sub(" ", text))):
+        name = re.sub(r"[()@\[\]'\"]", "", found).strip().strip(".").lower()
+        if len(name) >= 2 and not _HASH.match(name):
+            out.add(name)
+    return frozenset(out)
+
+
+_PROPER = re.compile(r"(?<=[\w,;:] )[A-Z][a-z]+(?:[A-Z][a-z]+)*\b")
+
+
+def query_names(query: str) -> list[str]:
+    """The names a query holds: identifiers (`names`) and capitalized words past its first
+    ("what did Moss chew" -> Moss), in order, each once."""
+    found = [*sorted(names(query)), *(m.casefold() for m in _PROPER.findall(query))]
+    return list(dict.fromkeys(found))

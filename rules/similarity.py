@@ -19,7 +19,7 @@ from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
 
-from rolebook.notebook import normalize
+from rolebook.notebook import names, normalize
 
 THRESHOLD = 0.65
 
@@ -96,27 +96,6 @@ def content_words(text: str) -> frozenset[str]:
         if word in _STOP or word in _GENERIC or (len(word) < 2 and not word.isdigit()):
             continue
         out.add(stem(word))
-    return frozenset(out)
-
-
-_SPAN = re.compile(r"`([^`]+)`")
-# identifiers outside code spans: --flags, dotted names (table.extract, package-lock.json),
-# paths (/auth/me, ~/.zshrc), camelCase, PascalCase with an inner capital, snake_case
-_IDENT = re.compile(
-    r"(?<![\w@/~.])(?:--?[a-z][\w-]*\w|[A-Za-z_][\w-]*(?:\.[A-Za-z_][\w-]*)+(?:\(\))?"
-    r"|(?:~|\.)?/[\w.-]+(?:/[\w.-]+)*|[a-z]+[A-Z]\w*|[A-Z][a-z]+[A-Z]\w*|[A-Za-z]\w*_\w+)"
-)
-_HASH = re.compile(r"^[0-9a-f]{7,40}$")
-
-
-@lru_cache(maxsize=4096)
-def names(text: str) -> frozenset[str]:
-    """The things a text names: code spans and identifier-shaped words (not commit hashes)."""
-    out = set()
-    for found in (*_SPAN.findall(text), *_IDENT.findall(_SPAN.sub(" ", text))):
-        name = re.sub(r"[()@\[\]'\"]", "", found).strip().strip(".").lower()
-        if len(name) >= 2 and not _HASH.match(name):
-            out.add(name)
     return frozenset(out)
 
 

@@ -24,14 +24,22 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 CORPUS = HERE.parent.parent.parent / "shared" / "corpus" / "retrieval"
 QUERIES = HERE.parent / "fixtures" / "retrieval_corpus" / "queries.jsonl"
+#: Conversational memory, ours: 40 facts two people told each other, each naming one of
+#: them, and 32 questions that name the person (the case where an embedding ranks by the
+#: name): `--set conversation`.
+CONVERSATION = HERE.parent / "fixtures" / "retrieval_conversation"
+SETS = {
+    "lessons": (CORPUS / "entries.jsonl", QUERIES),
+    "conversation": (CONVERSATION / "entries.jsonl", CONVERSATION / "queries.jsonl"),
+}
 
 
 def half(query: str) -> str:
     return "fit" if int(hashlib.sha256(query.encode()).hexdigest(), 16) % 2 == 0 else "held-out"
 
 
-def build(root: Path) -> dict[str, str]:
-    """The corpus in a root; entry id -> corpus id."""
+def build(root: Path, data: str = "lessons") -> dict[str, str]:
+    """A set's entries in a root; entry id -> the set's id."""
     from rolebook.notebook.changes import update
     from rolebook.notebook.intake import new_entry
     from rolebook.notebook.journal import Writer
@@ -39,7 +47,7 @@ def build(root: Path) -> dict[str, str]:
     from rolebook.notebook.limits import Limits
 
     layout = Layout.default(root)
-    rows = [json.loads(line) for line in (CORPUS / "entries.jsonl").read_text(encoding="utf-8").splitlines()]
+    rows = [json.loads(line) for line in SETS[data][0].read_text(encoding="utf-8").splitlines()]
     ids: dict[str, str] = {}
     for start in range(0, len(rows), 20):
         chunk = rows[start : start + 20]
@@ -53,30 +61,31 @@ def build(root: Path) -> dict[str, str]:
 Scores = dict[tuple[str, str], tuple[float, float]]
 
 
-def slice_sizes() -> dict[str, int]:
+def slice_sizes(data: str = "lessons") -> dict[str, int]:
     """How many queries each slice holds ('all' too)."""
-    queries = [json.loads(line) for line in QUERIES.read_text(encoding="utf-8").splitlines()]
+    queries = [json.loads(line) for line in SETS[data][1].read_text(encoding="utf-8").splitlines()]
     sizes = {"all": len(queries)}
     for q in queries:
         sizes[q["slice"]] = sizes.get(q["slice"], 0) + 1
     return sizes
 
 
-def measure(root: Path, ids: dict[str, str], mode: str, model: str | None) -> Scores:
-    """(slice, half) -> (recall@5, MRR), halves 'fit', 'held-out' and 'all', slice 'all' too."""
+def measure(root: Path, ids: dict[str, str], mode: str, model: str | None, data: str = "lessons", k: int = 5) -> Scores:
+    """(slice, half) -> (recall@k, MRR of the first 5), halves 'fit', 'held-out' and 'all',
+    slice 'all' too."""
     import datetime as dt
 
     from rolebook.notebook.layout import Layout
     from rolebook.notebook.retrieval import Query, search
 
     layout = Layout.default(root)
-    queries = [json.loads(line) for line in QUERIES.read_text(encoding="utf-8").splitlines()]
+    queries = [json.loads(line) for line in SETS[data][1].read_text(encoding="utf-8").splitlines()]
     found: dict[tuple[str, str], list[float]] = {}
     for q in queries:
         hits = search(layout, Query(q["query"], limit=5, mode=mode), today=dt.date(2026, 4, 1), model=model).hits
         keys = [ids.get(h.id) for h in hits]
         ranks = [keys.index(a) + 1 for a in q["answers"] if a in keys]
-        score = (1.0 if ranks else 0.0, 1 / min(ranks) if ranks else 0.0)
+        score = (1.0 if ranks and min(ranks) <= k else 0.0, 1 / min(ranks) if ranks else 0.0)
         for s in (q["slice"], "all"):
             for h in (half(q["query"]), "all"):
                 found.setdefault((s, h), []).append(score)  # type: ignore[arg-type]
@@ -90,6 +99,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--modes", default="keyword,semantic,hybrid")
     parser.add_argument("--model", default=None)
+    parser.add_argument("--set", default="lessons", choices=sorted(SETS))
+    parser.add_argument("-k", type=int, default=5, help="recall at k (at most 5)")
     args = parser.parse_args()
     model = args.model
     if model is None and args.modes != "keyword":
@@ -100,13 +111,13 @@ def main() -> None:
         except ImportError:
             pass
     with tempfile.TemporaryDirectory() as tmp:
-        ids = build(Path(tmp))
-        print(f"{'mode':9} {'slice':7} {'fit r@5/MRR':>14} {'held-out':>14} {'all':>14}")
+        ids = build(Path(tmp), args.set)
+        print(f"{'mode':9} {'slice':12} {f'fit r@{args.k}/MRR':>14} {'held-out':>14} {'all':>14}")
         for mode in args.modes.split(","):
-            got = measure(Path(tmp), ids, mode, model)
-            for s in ("shared", "none", "names", "all"):
+            got = measure(Path(tmp), ids, mode, model, args.set, args.k)
+            for s in [s for s in slice_sizes(args.set) if s != "all"] + ["all"]:
                 cells = [f"{got[(s, h)][0]:.2f}/{got[(s, h)][1]:.2f}" for h in ("fit", "held-out", "all")]
-                print(f"{mode:9} {s:7} {cells[0]:>14} {cells[1]:>14} {cells[2]:>14}")
+                print(f"{mode:9} {s:12} {cells[0]:>14} {cells[1]:>14} {cells[2]:>14}")
 
 
 if __name__ == "__main__":

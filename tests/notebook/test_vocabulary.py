@@ -11,7 +11,7 @@ from rolebook.notebook.journal import Writer
 from rolebook.notebook.layout import Layout
 from rolebook.notebook.limits import Limits
 from rolebook.notebook.retrieval import Query, search
-from rolebook.notebook.vocabulary import SYNONYMS, identifier_words, related_words, synonyms
+from rolebook.notebook.vocabulary import SYNONYMS, identifier_words, query_names, related_words, synonyms
 
 TODAY = dt.date(2026, 4, 1)
 
@@ -60,3 +60,22 @@ def test_the_words_asked_rank_above_their_synonyms(tmp_path: Path) -> None:
     layout = root(tmp_path, "The console froze after resize", "The terminal froze after resize")
     hits = search(layout, Query("terminal froze", mode="keyword"), today=TODAY).hits
     assert [h.text for h in hits] == ["The terminal froze after resize", "The console froze after resize"]
+
+
+def test_the_names_a_query_holds() -> None:
+    assert query_names("fix the flaky test_login_redirect") == ["test_login_redirect"]
+    assert query_names("What did Moss chew, and where is Vienna?") == ["moss", "vienna"]
+    assert query_names("Why does the build fail") == []
+
+
+def test_an_identifier_whose_parts_are_common_is_still_asked_for(tmp_path: Path) -> None:
+    """`test_login_redirect` is a phrase: counted by its own documents (one), not by its
+    commonest part (`login`, in all three), or it is dropped as too common to rank by."""
+    layout = root(
+        tmp_path,
+        "test_login_redirect is flaky on CI because of a sleep",
+        "Flaky tests: fix the login redirect race by waiting for the page",
+        "The login page redirects twice",
+    )
+    hits = search(layout, Query("fix the flaky test_login_redirect", mode="keyword"), today=TODAY).hits
+    assert hits[0].text.startswith("test_login_redirect")

@@ -72,6 +72,47 @@ def test_hybrid_finds_answers_that_share_no_words_and_keeps_the_keyword_hits(ret
     assert hybrid_shared[0] == 1.0 and hybrid_shared[1] >= semantic_shared[1]
 
 
+def test_a_query_carried_by_a_name_is_won_by_the_keyword_side(tmp_path: Path) -> None:
+    """The embedding prefers the lesson that says the same in words; the query names an
+    identifier only one lesson holds, so in hybrid that lesson comes first (as by keywords)."""
+    from rolebook.notebook.changes import update
+    from rolebook.notebook.intake import new_entry
+    from rolebook.notebook.journal import Writer
+    from rolebook.notebook.layout import Layout
+    from rolebook.notebook.limits import Limits
+
+    texts = [
+        "test_login_redirect is flaky on CI because of a sleep",
+        "Flaky tests: fix the login redirect race by waiting for the page",
+        "The login page redirects twice",
+    ]
+    layout = Layout.default(tmp_path)
+    update(layout, "coder", [new_entry("learnings", t, "2026-03-01") for t in texts], Limits(), Writer())
+    query = "fix the flaky test_login_redirect"
+
+    def first(mode: str) -> str:
+        return search(layout, Query(query, mode=mode), today=TODAY, model=MODEL).hits[0].text
+
+    assert first("semantic") == texts[1]
+    assert first("keyword") == first("hybrid") == texts[0]
+
+
+def test_hybrid_is_no_worse_than_keywords_on_conversational_memory(tmp_path: Path) -> None:
+    """Our own conversational set (tests/fixtures/retrieval_conversation: 40 facts each naming
+    one of two people, 32 questions naming the person). Measured, recall@1 / MRR: keyword
+    0.81 / 0.89, semantic 0.94 / 0.97, hybrid 0.91 / 0.95. The public benchmark where the
+    embedding ranked by the names (the issue's 39% against 53%) is not here to run."""
+    sys.path.insert(0, str(HERE.parent / "bench"))
+    import bench_retrieval_corpus as bench
+
+    ids = bench.build(tmp_path, "conversation")
+    keyword = bench.measure(tmp_path, ids, "keyword", None, "conversation", k=1)
+    hybrid = bench.measure(tmp_path, ids, "hybrid", MODEL, "conversation", k=1)
+    size = bench.slice_sizes("conversation")["all"]
+    assert hybrid[("all", "all")][0] >= keyword[("all", "all")][0] - 1 / size
+    assert hybrid[("all", "all")][0] >= 0.9
+
+
 def test_a_paraphrase_is_found_by_meaning_only(tmp_path: Path) -> None:
     rb(tmp_path, "update", "coder", "-m", "npm install failed with EACCES; chown the checkout", "--date", "2026-01-10")
     code, out, _ = rb(tmp_path, "search", "permission denied writing node packages", "--mode", "keyword")
