@@ -397,8 +397,7 @@ def _search(layout: Layout, query: Query, today: dt.date | None, model: str | No
             rank = index.ranked(expression, common, window) if expression else {}
             more = index.ranked(also, False, window) if also else {}
             exhausted = len(rank) < window and len(more) < window
-            if more:
-                rank = fused(rank, more, SYNONYM_WEIGHT)
+            rank = fused(rank, more, SYNONYM_WEIGHT)  # one scale: the best match is 1
             rows = index.hit_rows("rowid", list(rank), where)
             if len(rows) >= query.limit or exhausted:
                 break
