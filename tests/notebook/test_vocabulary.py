@@ -22,6 +22,11 @@ def root(tmp_path: Path, *texts: str) -> Layout:
     return layout
 
 
+def found(tmp_path: Path, query: str, *texts: str) -> list[str]:
+    """The texts a keyword search finds in a root holding these lessons, best first."""
+    return [h.text for h in search(root(tmp_path, *texts), Query(query, mode="keyword"), today=TODAY).hits]
+
+
 def test_the_synonyms_of_a_word_are_the_other_words_of_its_groups() -> None:
     assert {"console", "shell", "tty", "cli"} <= synonyms("terminal")
     assert "terminal" not in synonyms("terminal") and synonyms("zebra") == frozenset()
@@ -37,29 +42,19 @@ def test_identifiers_are_split_into_their_words() -> None:
 
 
 def test_a_lesson_is_found_by_the_other_words_for_what_it_names(tmp_path: Path) -> None:
-    layout = root(
-        tmp_path,
-        "Windows consoles were reported 80 characters wide instead of 79",
-        "Pin the linter version in CI so upgrades do not break the build",
-    )
-    hits = search(layout, Query("terminal width wrong on win32", mode="keyword"), today=TODAY).hits
-    assert hits and hits[0].text.startswith("Windows consoles")
+    windows = "Windows consoles were reported 80 characters wide instead of 79"
+    other = "Pin the linter version in CI so upgrades do not break the build"
+    assert found(tmp_path, "terminal width wrong on win32", windows, other)[:1] == [windows]
 
 
 def test_a_camelcase_identifier_is_found_by_its_words(tmp_path: Path) -> None:
-    layout = root(
-        tmp_path,
-        "The guard needs supportsInterface or setGuard never stores it",
-        "Regenerate the bytecode after any contract change",
-    )
-    hits = search(layout, Query("supports interface", mode="keyword"), today=TODAY).hits
-    assert [h.text for h in hits] == ["The guard needs supportsInterface or setGuard never stores it"]
+    guard = "The guard needs supportsInterface or setGuard never stores it"
+    assert found(tmp_path, "supports interface", guard, "Regenerate the bytecode after any contract change") == [guard]
 
 
 def test_the_words_asked_rank_above_their_synonyms(tmp_path: Path) -> None:
-    layout = root(tmp_path, "The console froze after resize", "The terminal froze after resize")
-    hits = search(layout, Query("terminal froze", mode="keyword"), today=TODAY).hits
-    assert [h.text for h in hits] == ["The terminal froze after resize", "The console froze after resize"]
+    console, terminal = "The console froze after resize", "The terminal froze after resize"
+    assert found(tmp_path, "terminal froze", console, terminal) == [terminal, console]
 
 
 def test_the_names_a_query_holds() -> None:
@@ -71,11 +66,7 @@ def test_the_names_a_query_holds() -> None:
 def test_an_identifier_whose_parts_are_common_is_still_asked_for(tmp_path: Path) -> None:
     """`test_login_redirect` is a phrase: counted by its own documents (one), not by its
     commonest part (`login`, in all three), or it is dropped as too common to rank by."""
-    layout = root(
-        tmp_path,
-        "test_login_redirect is flaky on CI because of a sleep",
-        "Flaky tests: fix the login redirect race by waiting for the page",
-        "The login page redirects twice",
-    )
-    hits = search(layout, Query("fix the flaky test_login_redirect", mode="keyword"), today=TODAY).hits
-    assert hits[0].text.startswith("test_login_redirect")
+    flaky = "test_login_redirect is flaky on CI because of a sleep"
+    race = "Flaky tests: fix the login redirect race by waiting for the page"
+    hits = found(tmp_path, "fix the flaky test_login_redirect", flaky, race, "The login page redirects twice")
+    assert hits[:1] == [flaky]
