@@ -179,6 +179,17 @@ SYNONYM_MAX_SHARE = 0.05
 SYNONYM_FEW = 100
 
 
+def _synonyms_of(index: Index, query: Query, asked: list[str], counted: tuple[dict[int, int], int]) -> list[str]:
+    """The synonyms to look up for a query: those of its words that are not in most
+    documents (a common word's synonyms are as common and say as little), themselves
+    held by few (`_rare`). None for a query cut to its rarest words (`recall`: a failed
+    command's output, where precision and speed come first)."""
+    if query.rarest is not None:
+        return []
+    freq, total = counted
+    return _rare(index, related_words([w for i, w in enumerate(asked) if freq[i] <= total / 2]))
+
+
 def _rare(index: Index, words: list[str]) -> list[str]:
     """The words held by some documents, but not by many (SYNONYM_MAX_SHARE)."""
     if not words:
@@ -381,7 +392,7 @@ def _search(layout: Layout, query: Query, today: dt.date | None, model: str | No
         words, common = _telling_words(index, asked, query.rarest, counted)
         # the other words for the same things, ranked apart and weighted below the words
         # asked; not when only words in most documents matched (nothing to rank by)
-        related = _rare(index, related_words(asked)) if not (common and words) else []
+        related = [] if common and words else _synonyms_of(index, query, asked, counted)
         if not words and not related:
             return SearchResult((), 0, tuple(warnings), frequencies)
         expression = fts_expression(words) if words else None
@@ -452,10 +463,11 @@ def _search_meaning(layout: Layout, query: Query, model: Any, mode: str, today: 
         keyword: dict[str, float] = {}
         if mode == "hybrid":
             asked = query_words(query.text)
-            words, common = _telling_words(index, asked, query.rarest)
+            counted = index.term_frequencies(asked)
+            words, common = _telling_words(index, asked, query.rarest, counted)
             if words and not common:
                 n = max(query.limit * 10, 100)
-                related = _rare(index, related_words(asked))
+                related = _synonyms_of(index, query, asked, counted)
                 found = [index.ranked_texts(fts_expression(w), n) if w else [] for w in (words, related)]
                 texts = {did: text for ranked in found for did, text, _ in ranked}
                 own, more = ({did: b for did, _, b in ranked} for ranked in found)

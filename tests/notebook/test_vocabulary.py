@@ -70,3 +70,12 @@ def test_an_identifier_whose_parts_are_common_is_still_asked_for(tmp_path: Path)
     race = "Flaky tests: fix the login redirect race by waiting for the page"
     hits = found(tmp_path, "fix the flaky test_login_redirect", flaky, race, "The login page redirects twice")
     assert hits[:1] == [flaky]
+
+
+def test_a_query_cut_to_its_rarest_words_looks_up_no_synonyms(tmp_path: Path) -> None:
+    """`recall` (a failed command's output, cut to its rarest words) wants precision: a
+    lesson that only a synonym would match is not shown."""
+    layout = root(tmp_path, "Windows consoles were reported 80 characters wide", "Pin the linter in CI")
+    asked = Query("terminal width wrong on win32", mode="keyword")
+    assert search(layout, asked, today=TODAY).hits
+    assert not search(layout, Query(asked.text, mode="keyword", rarest=4), today=TODAY).hits
