@@ -208,7 +208,11 @@ NAME_MAX_SHARE = 0.05
 
 
 def _carrying_names(index: Index, query: Query) -> list[re.Pattern[str]]:
-    """How to see, in a document's text, each name that carries the query."""
+    """How to see, in a document's text, each name that carries the query. None for a
+    query cut to its rarest words (`recall`: a failed command's output is full of paths
+    and flags, each a count to run, and its rarest words are its names already)."""
+    if query.rarest is not None:
+        return []
     out = []
     total = index.marks(0)[0]
     for name in query_names(query.text):
