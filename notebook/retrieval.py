@@ -207,19 +207,19 @@ def _rare(index: Index, words: list[str]) -> list[str]:
 NAME_MAX_SHARE = 0.05
 
 
-def _carrying_names(index: Index, query: Query) -> list[re.Pattern[str]]:
-    """How to see, in a document's text, each name that carries the query. None for a
-    query cut to its rarest words (`recall`: a failed command's output is full of paths
-    and flags, each a count to run, and its rarest words are its names already)."""
+def _carrying_names(index: Index, query: Query, total: int) -> list[re.Pattern[str]]:
+    """How to see, in a document's text, each name that carries the query (`total`: how
+    many documents there are). None for a query cut to its rarest words (`recall`: a
+    failed command's output is full of paths and flags, each a count to run, and its
+    rarest words are its names already)."""
     if query.rarest is not None:
         return []
     out = []
-    total = index.marks(0)[0]
+    most = max(1, int(total * NAME_MAX_SHARE))
     for name in query_names(query.text):
         words = _WORD.findall(name.casefold())
         if not words:
             continue
-        most = max(1, int(total * NAME_MAX_SHARE))
         held = index.count_matches('"' + " ".join(words) + '"', _filters(query), most + 1)
         if 0 < held <= most:
             out.append(re.compile(r"(?<![^\W_])" + r"[\W_]*".join(map(re.escape, words)) + r"(?![^\W_])", re.I))
@@ -417,7 +417,7 @@ def _search(layout: Layout, query: Query, today: dt.date | None, model: str | No
             if len(rows) >= query.limit or exhausted:
                 break
             window *= 8
-        carrying = _carrying_names(index, query)
+        carrying = _carrying_names(index, query, counted[1])
     today = today or dt.date.today()
     hits = _named_first([_hit((*row[1:10], rank[row[0]], *row[10:]), today) for row in rows], carrying)
     return SearchResult(tuple(hits[: query.limit]), total, tuple(warnings), frequencies)
@@ -480,7 +480,7 @@ def _search_meaning(layout: Layout, query: Query, model: Any, mode: str, today: 
                 for did, b in both.items():
                     keyword[did] = (b / best if best else 0.0) * _coverage(words, texts[did]) ** COVERAGE_POWER
         where = _filters(query)
-        carrying = _carrying_names(index, query) if mode == "hybrid" else []
+        carrying = _carrying_names(index, query, counted[1]) if mode == "hybrid" else []
         window = max(query.limit * 20, 200)
         while True:
             top = np.argpartition(-sims, window)[:window] if len(ids) > window else np.arange(len(ids))
