@@ -169,7 +169,8 @@ def test_semantic_same_mistake_on_the_labelled_pairs() -> None:
 def test_semantic_same_mistake_on_the_held_out_real_pairs(corpus: Any) -> None:
     """Fitted on the "fit" half of tests/fixtures/similarity/corpus_pairs.jsonl (605 pairs;
     refitted on the larger set, the thresholds stay), reported on the other: precision
-    0.86, recall 0.25 (keywords alone 0.83, 0.21)."""
+    1.00, recall 0.25 (keywords alone 1.00, 0.21; before a near paraphrase yielded to
+    `differs`, 0.86)."""
     judge = similarity.semantic_judge(semantic.load(MODEL))
     assert judge is not None
     texts = {
@@ -181,7 +182,7 @@ def test_semantic_same_mistake_on_the_held_out_real_pairs(corpus: Any) -> None:
     held = [r for r in rows if r["split"] == "held-out"]
     merged = [r for r in held if judge(texts[r["a"]], texts[r["b"]])]
     true = sum(1 for r in merged if r["same"])
-    assert true / len(merged) >= 0.85 and true / sum(r["same"] for r in held) >= 0.25
+    assert true == len(merged) and true / sum(r["same"] for r in held) >= 0.25
 
 
 def test_recurrence_by_meaning_when_the_mode_asks_for_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
