@@ -449,7 +449,10 @@ def fused(first: dict[Any, float], second: dict[Any, float], weight: float) -> d
 #: (weights 0.2-0.4, powers 1-3, reciprocal rank fusion; tests/bench/bench_retrieval_corpus.py).
 KEYWORD_WEIGHT = 0.4
 COVERAGE_POWER = 2.0
-#: Below this cosine a document is not a hit by meaning alone (exit 1 stays "no match").
+#: When no document reaches this cosine (and no keyword matched) the query has no match
+#: (exit 1); when one does, the best `limit` are shown, below it as well: on the real-lesson
+#: queries that share no words with their answer, a hard floor at 0.3 cut the answer from
+#: 1 query in 20 (semantic recall@5 on that slice 0.78 -> 0.82, hybrid 0.80 -> 0.82).
 SEMANTIC_FLOOR = 0.3
 
 
@@ -484,20 +487,27 @@ def _search_meaning(layout: Layout, query: Query, model: Any, mode: str, today: 
         window = max(query.limit * 20, 200)
         while True:
             top = np.argpartition(-sims, window)[:window] if len(ids) > window else np.arange(len(ids))
-            wanted = list({ids[int(n)] for n in top if sims[int(n)] >= SEMANTIC_FLOOR} | set(keyword))
+            wanted = list({ids[int(n)] for n in top} | set(keyword))
             rows = [row[1:] for row in index.hit_rows("id", wanted, where)]
             if len(rows) >= query.limit or window >= len(ids):
                 break
             window *= 8
     wanted_rows = {row[0] for row in rows}
     position = {i: n for n, i in enumerate(ids) if i in wanted_rows}
-    hits = []
+    hits, matched = [], set()
     for row in rows:
         cos = float(sims[position[row[0]]]) if row[0] in position else 0.0
         score = cos + KEYWORD_WEIGHT * keyword.get(row[0], 0.0)
         hits.append(_hit((*row[:9], -score, *row[9:]), today))
-    hits = _named_first(hits, carrying)
-    return SearchResult(tuple(hits[: query.limit]), min(len(hits), COUNT_CAP), tuple(warnings))
+        if cos >= SEMANTIC_FLOOR or row[0] in keyword:
+            matched.add(row[0])
+    if not matched:  # nothing near enough: "no match", not the least unrelated documents
+        return SearchResult((), 0, tuple(warnings))
+    # past the floor, the best `limit` are shown even where their cosine is below it
+    hits = [h for n, h in enumerate(_named_first(hits, carrying)) if n < query.limit or h.id in matched]
+    return SearchResult(
+        tuple(hits[: query.limit]), min(max(len(matched), len(hits[: query.limit])), COUNT_CAP), tuple(warnings)
+    )
 
 
 def _coverage(words: list[str], text: str) -> float:

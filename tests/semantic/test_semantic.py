@@ -123,6 +123,20 @@ def test_a_paraphrase_is_found_by_meaning_only(tmp_path: Path) -> None:
     assert code == 1 and out == ""  # unrelated: below the floor, still "no match"
 
 
+def test_past_the_floor_the_best_are_shown_even_below_it(tmp_path: Path) -> None:
+    """The floor says whether a query matches at all; once one document reaches it, the
+    best `--limit` are shown (a hard floor cut answers that share no words with the query)."""
+    rb(tmp_path, "update", "coder", "-m", "npm install failed with EACCES; chown the checkout", "--date", "2026-01-10")
+    rb(tmp_path, "update", "coder", "-m", "the release notes went out without a changelog link", "--date", "2026-01-11")
+    query = "permission denied writing node packages"  # cosines 0.54 and 0.07
+    code, out, _ = rb(tmp_path, "search", query, "--mode", "semantic", "--json")
+    assert code == 0
+    texts = [h["text"] for h in json.loads(out)["hits"]]
+    assert texts[0].startswith("npm install failed") and texts[1].startswith("the release notes")
+    code, out, _ = rb(tmp_path, "search", query, "--mode", "semantic", "--limit", "1", "--json")
+    assert [h["text"][:3] for h in json.loads(out)["hits"]] == ["npm"]
+
+
 def test_vectors_are_cached_by_id_and_model_and_rebuilt_when_deleted(tmp_path: Path) -> None:
     rb(tmp_path, "update", "coder", "-m", "npm install failed with EACCES; chown the checkout", "--date", "2026-01-10")
     assert rb(tmp_path, "search", "node permissions", "--mode", "semantic")[0] == 0
