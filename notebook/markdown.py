@@ -70,24 +70,14 @@ def parse(text: str, undated: str | None = None) -> Notebook:
     src = [("\n" if i < fm else line) for i, line in enumerate(lines)]
     if src and src[0].startswith(BOM):
         src[0] = src[0][1:]
-    try:
-        tokens = _parser().parse("".join(src))
-    except RecursionError:
-        return Notebook(text, (), newline, too_deep=1)
-    too_deep = next((t.map[0] + 1 for t in tokens if t.level >= MAX_NESTING - 1 and t.map), None)
-
-    headings: list[tuple[int, int, str]] = []  # start, end, text of level-0 h1/h2
-    items: list[tuple[int, int, bool]] = []  # start, end, is last item of its list
-    pending_items: list[tuple[int, int]] = []
-    for i, tok in enumerate(tokens):
-        if tok.level == 0 and tok.type == "heading_open" and tok.tag in ("h1", "h2") and tok.map:
-            headings.append((tok.map[0], tok.map[1], tok.tag + " " + tokens[i + 1].content))
-        elif tok.type == "bullet_list_open" and tok.level == 0:
-            pending_items = []
-        elif tok.type == "list_item_open" and tok.level == 1 and tok.map:
-            pending_items.append((tok.map[0], tok.map[1]))
-        elif tok.type == "bullet_list_close" and tok.level == 0:
-            items.extend((a, b, k == len(pending_items) - 1) for k, (a, b) in enumerate(pending_items))
+    simple = simple_blocks(src)
+    if simple is not None:
+        (headings, items), too_deep = simple, None
+    else:
+        try:
+            headings, items, too_deep = _blocks(src)
+        except RecursionError:
+            return Notebook(text, (), newline, too_deep=1)
 
     first = next((k for k, h in enumerate(headings) if h[2].startswith("h2 ")), len(headings))
     bounds = headings[first:]
@@ -101,6 +91,83 @@ def parse(text: str, undated: str | None = None) -> Notebook:
             Section(key, "".join(lines[start:end]), tuple(_parts(lines, end, stop, key, body_items, undated)))
         )
     return Notebook("".join(lines[:head_end]), tuple(sections), newline, too_deep)
+
+
+Headings = list[tuple[int, int, str]]  # start, end, "h1 "/"h2 " + text of level-0 h1/h2
+Items = list[tuple[int, int, bool]]  # start, end, is last item of its list (level-0 bullet lists)
+
+
+def _blocks(src: list[str]) -> tuple[Headings, Items, int | None]:
+    """The headings and list items markdown-it finds, and where nesting went too deep."""
+    tokens = _parser().parse("".join(src))
+    too_deep = next((t.map[0] + 1 for t in tokens if t.level >= MAX_NESTING - 1 and t.map), None)
+    headings: Headings = []
+    items: Items = []
+    pending_items: list[tuple[int, int]] = []
+    for i, tok in enumerate(tokens):
+        if tok.level == 0 and tok.type == "heading_open" and tok.tag in ("h1", "h2") and tok.map:
+            headings.append((tok.map[0], tok.map[1], tok.tag + " " + tokens[i + 1].content))
+        elif tok.type == "bullet_list_open" and tok.level == 0:
+            pending_items = []
+        elif tok.type == "list_item_open" and tok.level == 1 and tok.map:
+            pending_items.append((tok.map[0], tok.map[1]))
+        elif tok.type == "bullet_list_close" and tok.level == 0:
+            items.extend((a, b, k == len(pending_items) - 1) for k, (a, b) in enumerate(pending_items))
+    return headings, items, too_deep
+
+
+# A line that can only be paragraph text wherever it stands: none of what starts another
+# block (a heading, list, quote, fence, thematic break, setext underline, HTML, table,
+# link definition, escape), no tab or other whitespace first, no ordered-list marker.
+_PLAIN = re.compile(r"(?=[^\s#>*+\-=_`~<|\[\\])(?!\d{1,9}[.)])")
+_ATX = re.compile(r"(#{1,6}) +([^\s#\\](?:[^#\\\r\n]*[^\s#\\])?) *")
+_DATED_START = re.compile(r"\[\d{4}-\d{2}-\d{2}\](?![:(\[])")
+
+
+def simple_blocks(src: list[str]) -> tuple[Headings, Items] | None:
+    """What `_blocks` finds, without markdown-it, for a notebook made only of ATX headings
+    with plain text, `- ` items starting with plain text or a date, their indented plain
+    continuation lines, plain paragraphs and blank lines: the notebooks rolebook writes and
+    most people keep. None for anything else (markdown-it decides). Importing markdown-it
+    costs more than the whole of `update` otherwise does; tests hold this to markdown-it's
+    answer on generated text and every corpus file."""
+    headings: Headings = []
+    items: Items = []
+    pending: list[int] = []  # the item starts of the open list
+    blank = True  # the line before was blank (or there was none)
+
+    def close(at: int) -> None:
+        items.extend(
+            (a, pending[k + 1] if k + 1 < len(pending) else at, k == len(pending) - 1) for k, a in enumerate(pending)
+        )
+        pending.clear()
+
+    for i, full in enumerate(src):
+        line = full.rstrip("\r\n")
+        body = line.lstrip(" ")
+        if not body:
+            blank = True
+            continue
+        indent = len(line) - len(body)
+        if indent == 0 and body[0] == "#":
+            m = _ATX.fullmatch(line)
+            if m is None:
+                return None
+            close(i)
+            if len(m.group(1)) <= 2:
+                headings.append((i, i + 1, f"h{len(m.group(1))} {m.group(2)}"))
+        elif indent == 0 and body.startswith("- "):
+            content = body[2:]
+            if not (_PLAIN.match(content) or _DATED_START.match(content)):
+                return None
+            pending.append(i)
+        elif not _PLAIN.match(body) or (indent >= 6 and pending):  # (code inside an item: markdown-it)
+            return None
+        elif indent < 2 and pending and blank:  # not indented enough for the item: the list ends
+            close(i)
+        blank = False
+    close(len(src))
+    return headings, items
 
 
 def _parts(

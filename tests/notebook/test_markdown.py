@@ -246,3 +246,120 @@ def test_every_commonmark_example_notebook_round_trips_and_keeps_its_skeleton(
             assert nb.sections[0].key == "mistakes", path.name
             assert [e.text for e in nb.entries("mistakes")] == ["x"], path.name
             assert nb.sections[-1].key == "session_log", path.name
+
+
+# The parser without markdown-it (`simple_blocks`) must find exactly what markdown-it
+# finds wherever it answers at all: lines close to its limits, generated, and every corpus
+# file. Most of what this generates it must refuse; what it accepts is compared.
+_near_simple = st.sampled_from(
+    [
+        "## Mistakes",
+        "## Learnings ",
+        "#  Session Log",
+        "# Title",
+        "### Sub",
+        "## Mistakes ##",
+        "##",
+        "#hash",
+        " ## indented",
+        "- [2026-01-02] entry",
+        "- [2026-01-02]: link",
+        "- [2026-01-02](x)",
+        "- text",
+        "- ",
+        "-",
+        "-  two spaces",
+        "- - nested",
+        "- 1. ordered",
+        "* star",
+        "+ plus",
+        "1. one",
+        "2) two",
+        " continued",
+        "  continued",
+        "   continued",
+        "    four",
+        "      six",
+        "  - nested",
+        "  ```",
+        "```",
+        "plain",
+        "2024 was long",
+        "=====",
+        "---",
+        "___",
+        "> quote",
+        "<b>",
+        "[ref]: /url",
+        "\\# escaped",
+        "\tab",
+        "\u00a0nbsp",
+        "\u2003em space",
+        "",
+        "  ",
+    ]
+)
+_near_text = st.lists(st.tuples(_near_simple, st.sampled_from(["\n", "\r\n", "\r"])), max_size=30).map(
+    lambda pairs: "".join(a + b for a, b in pairs)
+)
+
+
+def _src(text: str) -> list[str]:
+    from rolebook.notebook.markdown import BOM, frontmatter_span
+
+    lines = split_lines(text)
+    fm = frontmatter_span(lines)
+    src = [("\n" if i < fm else line) for i, line in enumerate(lines)]
+    if src and src[0].startswith(BOM):
+        src[0] = src[0][1:]
+    return src
+
+
+def _same_as_markdown_it(text: str) -> bool:
+    """Whether the parser without markdown-it answered (True) and, if so, matches it."""
+    from rolebook.notebook.markdown import _blocks, simple_blocks
+
+    src = _src(text)
+    simple = simple_blocks(src)
+    if simple is None:
+        return False
+    headings, items, too_deep = _blocks(src)
+    assert simple == (headings, items) and too_deep is None, repr(text)
+    return True
+
+
+@given(_near_text)
+def test_the_parser_without_markdown_it_agrees_with_it_on_generated_text(text: str) -> None:
+    _same_as_markdown_it(text)
+
+
+@given(st.lists(st.sampled_from(["## Mistakes", "- [2026-01-02] a", "  b", "c", "", "# T"]), max_size=20))
+def test_the_parser_without_markdown_it_answers_for_plain_notebooks(lines: list[str]) -> None:
+    assert _same_as_markdown_it("\n".join(lines) + "\n")
+
+
+def test_the_parser_without_markdown_it_agrees_with_it_on_every_corpus_file(corpus: Callable[..., Path]) -> None:
+    texts = [
+        p.read_bytes().decode("utf-8") for name in ("notebooks", "rules-files") for p in _corpus_files(corpus(name))
+    ]
+    examples = json.loads((corpus("commonmark") / "commonmark.json").read_text(encoding="utf-8"))
+    texts += [e["markdown"] for e in examples]
+    texts += [f"## Mistakes\n\n- [2026-01-01] x\n{e['markdown']}\n## Learnings\n" for e in examples]
+    answered = sum(_same_as_markdown_it(t) for t in texts)
+    assert answered >= 150  # the rest go to markdown-it
+
+
+def test_a_notebook_rolebook_writes_parses_without_importing_markdown_it(tmp_path: Path) -> None:
+    notebook = tmp_path / "coder.md"
+    notebook.write_text(
+        "# coder notebook\n\n## Mistakes\n\n- [2026-01-02] ran the migration on prod (x2)\n"
+        "  then rolled it back\n- [2026-01-01] forgot the bleed\n\n## Learnings\n\n## Session Log\n",
+        encoding="utf-8",
+    )
+    code = (
+        "import sys; from pathlib import Path; from rolebook.notebook.markdown import parse; "
+        f"nb = parse(Path({str(notebook)!r}).read_text()); "
+        "print(len(nb.entries('mistakes')), 'markdown_it' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True).stdout
+    assert out.split() == ["2", "False"]
