@@ -29,7 +29,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "notebook"))
 
-from rolebook.notebook import search as search_mod  # noqa: E402
+from rolebook.notebook import retrieval as search_mod  # noqa: E402
 from rolebook.notebook.retrieval import Query, search  # noqa: E402
 from test_retrieval import TODAY, build, load  # noqa: E402
 
