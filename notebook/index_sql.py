@@ -70,7 +70,9 @@ def filters(
     statuses: everything but obsolete."""
     sql: list[str] = ["d.section != 'review'"]  # the promote review's decisions are not memories
     args: list[object] = []
-    for column, values in (("d.role", roles), ("d.section", sections)):
+    # `+`: no index for these; the matches or the ids asked for drive (the role index made
+    # hit_rows scan every document of the role, 14 ms at 100k, for 50 rows)
+    for column, values in (("+d.role", roles), ("+d.section", sections)):
         if values:
             sql.append(f"{column} IN ({','.join('?' * len(values))})")
             args += values

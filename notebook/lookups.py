@@ -46,12 +46,16 @@ class Lookups:
         return freq, total
 
     def count_matches(self, expression: str, filters: Filters, cap: int) -> int:
-        """How many documents match (counting stops at `cap`)."""
+        """How many documents match (counting stops at `cap`). The matches drive (CROSS
+        JOIN keeps that order): counting 1,000 of 100k stops after 1,000, where an `IN`
+        subquery listed all 100k first (17 ms, against 1 ms; a role filter holding
+        nothing the query matches now costs up to a pass over the matches, 28 ms at 100k)."""
         where, args = filters
+        tables = JOINS.removeprefix("FROM ")
         return int(
             self.db.execute(
-                f"SELECT count(*) FROM (SELECT 1 {JOINS} WHERE d.rowid IN "
-                f"(SELECT rowid FROM docs_fts WHERE docs_fts MATCH ?) {where} LIMIT {int(cap)})",
+                f"SELECT count(*) FROM (SELECT 1 FROM docs_fts CROSS JOIN {tables} WHERE d.rowid = docs_fts.rowid "
+                f"AND docs_fts MATCH ? {where} LIMIT {int(cap)})",
                 (expression, *args),
             ).fetchone()[0]
         )

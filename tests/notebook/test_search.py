@@ -256,6 +256,25 @@ def test_past_a_thousand_hits_the_count_says_so(tmp_path: Path) -> None:
     assert render_hits(result, 500)[-1] == "5 of 1000+ hits shown; refine the query or raise --limit/--budget"
 
 
+def test_counts_under_filters_are_the_matches_that_pass_them(tmp_path: Path) -> None:
+    """The count runs over the matches (not the role's documents): filters still apply
+    to every match, whichever role or section is small."""
+    layout = Layout.default(tmp_path)
+    update(
+        layout, "qa", [new_entry("learnings", f"flaky test {i}", "2026-01-01") for i in range(40)], Limits(), Writer()
+    )
+    update(layout, "qa", [new_entry("mistakes", f"flaky mock {i}", "2026-01-01") for i in range(3)], Limits(), Writer())
+    update(
+        layout, "ops", [new_entry("learnings", f"flaky deploy {i}", "2026-01-01") for i in range(2)], Limits(), Writer()
+    )
+    assert search(layout, Query("flaky", limit=50)).total == 45
+    assert search(layout, Query("flaky", roles=("ops",))).total == 2
+    assert search(layout, Query("flaky", roles=("qa",), sections=("mistakes",))).total == 3
+    assert search(layout, Query("flaky", roles=("nobody",))).total == 0
+    active = search(layout, Query("flaky", roles=("qa",), statuses=("active",), limit=50))
+    assert 0 < active.total < 43 and all(h.status == "active" for h in active.hits)
+
+
 def test_when_every_word_is_in_most_documents_the_newest_matches_come_first(tmp_path: Path) -> None:
     layout = Layout.default(tmp_path)
     for day in range(1, 9):
