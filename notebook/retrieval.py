@@ -504,10 +504,8 @@ def _search_meaning(layout: Layout, query: Query, model: Any, mode: str, today: 
     if not matched:  # nothing near enough: "no match", not the least unrelated documents
         return SearchResult((), 0, tuple(warnings))
     # past the floor, the best `limit` are shown even where their cosine is below it
-    hits = [h for n, h in enumerate(_named_first(hits, carrying)) if n < query.limit or h.id in matched]
-    return SearchResult(
-        tuple(hits[: query.limit]), min(max(len(matched), len(hits[: query.limit])), COUNT_CAP), tuple(warnings)
-    )
+    shown = _named_first(hits, carrying)[: query.limit]
+    return SearchResult(tuple(shown), min(max(len(matched), len(shown)), COUNT_CAP), tuple(warnings))
 
 
 def _coverage(words: list[str], text: str) -> float:
