@@ -12,16 +12,17 @@ import datetime as dt
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .archive import ArchiveRecord
 from .errors import InputError
 from .index import Index
-from .intake import check_date, check_text
-from .journal import Recorder, Writer, append
 from .layout import Layout, check_role
 from .model import SECTIONS, entry_id, is_role
 from .secrets import refuse_secret
+
+if TYPE_CHECKING:  # the write path is imported by the writes: `recall` needs only `derive_ctx_hash`
+    from .journal import Recorder, Writer
 
 EVENT_TYPES = ("error", "success", "pattern")
 _TOKEN = re.compile(r"[a-z0-9][a-z0-9._+]*")
@@ -118,6 +119,9 @@ def store(
     Raises:
         InputError: a bad role, category, tag, date, or text.
     """
+    from .intake import check_date, check_text
+    from .journal import append
+
     check_role(role)
     check_category(category)
     body = check_text(text)
@@ -193,6 +197,9 @@ def log_event(
     date: str | None = None,
 ) -> ArchiveRecord:
     """Append one experience event. Raises InputError on bad fields."""
+    from .intake import check_date, check_text
+    from .journal import append
+
     check_role(role)
     if event_type not in EVENT_TYPES:
         raise InputError(f"event type {event_type!r} is not one of {', '.join(EVENT_TYPES)}")
@@ -240,6 +247,8 @@ def keep(layout: Layout, role: str, items: Sequence[Keep], writer: Writer) -> tu
 
     Returns the records appended and how many items were already there (or twice in `items`).
     """
+    from .journal import append
+
     already = 0
 
     def build(index: Index, record: Recorder) -> list[ArchiveRecord]:
