@@ -64,8 +64,22 @@ def test_read_path_imports_neither_typer_nor_markdown_it_nor_mcp(tmp_path: Path)
 
 def test_update_path_imports_neither_typer_nor_mcp(tmp_path: Path) -> None:
     argv = ["update", "coder", "-m", "x; y", "--log", "z", "--date=2026-01-02"]
-    printed, heavy = loaded_after(tmp_path, argv, ("typer", "click", "mcp"))
+    # nor markdown-it, for a notebook of plain headings and items (notebook/markdown.simple_blocks)
+    printed, heavy = loaded_after(tmp_path, argv, ("typer", "click", "mcp", "markdown_it"))
     assert (printed, heavy) == (["coder: +2 entries, 11/80 lines"], [])
+
+
+def test_the_recall_hook_imports_neither_typer_nor_the_write_path(tmp_path: Path) -> None:
+    rb = [sys.executable, "-m", "rolebook", "--root", str(tmp_path)]
+    subprocess.run([*rb, "update", "coder", "-m", "npm ci failed with EACCES; chown"], check=True, capture_output=True)
+    code = (
+        "import sys\n"
+        "from rolebook.agents.main import main\n"
+        f"main(['--root', {str(tmp_path)!r}, 'recall', '--role', 'coder', '--command', 'npm', '--error', 'EACCES'])\n"
+        "print([m for m in ('typer', 'markdown_it', 'mcp', 'rolebook.notebook.journal') if m in sys.modules])\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], input="", capture_output=True, text=True, check=True).stdout
+    assert "EACCES" in out and out.splitlines()[-1] == "[]"
 
 
 def test_only_rolebook_mcp_imports_the_mcp_sdk(tmp_path: Path) -> None:
