@@ -8,7 +8,6 @@ exact source text (`raw`), so rendering is concatenation and never reformats a b
 
 from __future__ import annotations
 
-import hashlib
 import re
 import unicodedata
 from dataclasses import dataclass, field
@@ -65,6 +64,8 @@ def split_count(text: str) -> tuple[str, int]:
 
 def entry_id(role: str, section: str, date: str, text: str) -> str:
     """A content-derived id: the same entry written twice gets the same id."""
+    import hashlib  # here, not at the top: OpenSSL's loading costs 3 ms a hook needs not pay
+
     key = "\x1f".join((role, section, date, normalize(text)))
     return hashlib.sha256(key.encode("utf-8")).hexdigest()[:12]
 

@@ -19,7 +19,6 @@ loses nothing; a model change embeds again into its own files.
 
 from __future__ import annotations
 
-import hashlib
 import importlib.util
 import os
 import sys
@@ -158,6 +157,8 @@ def _load(name: str, fetch: bool = True) -> Model:
         raise ValueError(f"{path} is not a BERT folder (config.json, model.safetensors, tokenizer.json)")
     if impl.dim <= 0:
         raise ValueError("the model gives no sentence embedding dimension")
+    import hashlib
+
     key = hashlib.sha256(f"{name}\x1f{Path(path).name if os.path.isdir(path) else path}".encode()).hexdigest()[:12]
     return Model(name, f"{_slug(name)}-{key}", impl, impl.dim)
 
