@@ -108,3 +108,36 @@ def test_a_real_git_merge_of_two_busy_branches_past_the_caps_loses_nothing(tmp_p
         assert text in kept or last.get(text) in ("pruned", "recurred"), (text, last.get(text))
     doctor = subprocess.run([*rolebook, "--root", str(target), "doctor"], capture_output=True, text=True)
     assert "left the notebook" not in doctor.stdout, doctor.stdout
+
+
+LOOPER = r"""
+import sys, time
+from pathlib import Path
+from rolebook.notebook.fsutil import role_lock
+path, pause = Path(sys.argv[1]), float(sys.argv[2])
+end, turns = time.monotonic() + 4, 0
+while time.monotonic() < end:
+    with role_lock(path):
+        turns += 1
+        held = time.monotonic()
+        while time.monotonic() - held < 0.005:  # a write's work, holding the lock
+            pass
+    if pause:
+        time.sleep(pause)
+print(turns)
+"""
+
+
+@pytest.mark.load
+def test_writers_that_take_the_lock_again_at_once_do_not_starve_the_others(tmp_path: Path) -> None:
+    """Three writers looping on the lock without a pause and one that pauses 10 ms: each
+    gets its turns (with waits growing to 50 ms one of them got 1 turn in 4 s)."""
+    import subprocess
+
+    lock = tmp_path / "coder.lock"
+    procs = [
+        subprocess.Popen([sys.executable, "-c", LOOPER, str(lock), pause], stdout=subprocess.PIPE, text=True)
+        for pause in ("0", "0", "0", "0.01")
+    ]
+    turns = [int(p.communicate(timeout=60)[0]) for p in procs]
+    assert min(turns) >= 6, turns
