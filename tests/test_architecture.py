@@ -56,7 +56,7 @@ def test_read_path_imports_neither_typer_nor_markdown_it_nor_mcp(tmp_path: Path)
         capture_output=True,
     )
     printed, heavy = loaded_after(
-        tmp_path, ["read", "coder"], ("typer", "markdown_it", "mcp", "frontmatter", "sqlite3")
+        tmp_path, ["read", "coder"], ("typer", "markdown_it", "mcp", "frontmatter", "sqlite3", "hashlib")
     )
     assert any("- [" in line and "a fact" in line for line in printed)
     assert heavy == []
@@ -76,7 +76,8 @@ def test_the_recall_hook_imports_neither_typer_nor_the_write_path(tmp_path: Path
         "import sys\n"
         "from rolebook.agents.main import main\n"
         f"main(['--root', {str(tmp_path)!r}, 'recall', '--role', 'coder', '--command', 'npm', '--error', 'EACCES'])\n"
-        "print([m for m in ('typer', 'markdown_it', 'mcp', 'rolebook.notebook.journal') if m in sys.modules])\n"
+        "heavy = ('typer', 'markdown_it', 'mcp', 'hashlib', 'rolebook.notebook.journal')\n"
+        "print([m for m in heavy if m in sys.modules])\n"
     )
     out = subprocess.run([sys.executable, "-c", code], input="", capture_output=True, text=True, check=True).stdout
     assert "EACCES" in out and out.splitlines()[-1] == "[]"
