@@ -89,6 +89,24 @@ def test_keywords_on_the_held_out_real_pairs(corpus: Any) -> None:
     assert true == len(merged) and true / sum(r["same"] for r in held) >= 0.2
 
 
+def test_keywords_over_every_pair_of_the_pair_texts(corpus: Any) -> None:
+    """All 12,246 pairs of the corpus's 157 similarity texts, one lesson where the labels
+    join two texts (directly or through a third), two lessons otherwise: the shape of the
+    issue's hidden measure (tests/bench/bench_recurrence_corpus.py prints it). Keywords
+    merge 14 pairs, 3 of them two lessons (precision 0.79, recall 0.31; at a53adaa 16 and
+    5, as the issue counted)."""
+    texts, rows = corpus_pairs(corpus)
+    ids = sorted(t for t in texts if t.startswith("t"))
+    lesson = {t: t for t in ids}
+    for r in rows:  # join the labelled groups, smallest id as the name
+        if r["same"] and r["a"] in lesson and r["b"] in lesson:
+            old, new = sorted((lesson[r["a"]], lesson[r["b"]]), reverse=True)
+            lesson = {t: new if g == old else g for t, g in lesson.items()}
+    merged = [(a, b) for i, a in enumerate(ids) for b in ids[i + 1 :] if keyword_same_mistake(texts[a], texts[b])]
+    false = [(a, b) for a, b in merged if lesson[a] != lesson[b]]
+    assert len(ids) == 157 and len(false) <= 3 and len(merged) - len(false) >= 11
+
+
 def test_two_texts_about_different_well_known_things_are_not_one_mistake() -> None:
     a, b = "Better error handling for malformed YAML", "Better error handling for malformed markdown"
     assert things(a) == {"yaml"} and differs(a, b) and not keyword_same_mistake(a, b)
