@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -95,15 +96,14 @@ def test_keywords_over_every_pair_of_the_pair_texts(corpus: Any) -> None:
     issue's hidden measure (tests/bench/bench_recurrence_corpus.py prints it). Keywords
     merge 14 pairs, 3 of them two lessons (precision 0.79, recall 0.31; at a53adaa 16 and
     5, as the issue counted)."""
-    texts, rows = corpus_pairs(corpus)
-    ids = sorted(t for t in texts if t.startswith("t"))
-    lesson = {t: t for t in ids}
-    for r in rows:  # join the labelled groups, smallest id as the name
-        if r["same"] and r["a"] in lesson and r["b"] in lesson:
-            old, new = sorted((lesson[r["a"]], lesson[r["b"]]), reverse=True)
-            lesson = {t: new if g == old else g for t, g in lesson.items()}
+    corpus("retrieval")
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
+    import bench_recurrence_corpus as bench
+
+    texts, one_lesson = bench.lessons()
+    ids = sorted(texts)
     merged = [(a, b) for i, a in enumerate(ids) for b in ids[i + 1 :] if keyword_same_mistake(texts[a], texts[b])]
-    false = [(a, b) for a, b in merged if lesson[a] != lesson[b]]
+    false = [p for p in merged if not one_lesson(*p)]
     assert len(ids) == 157 and len(false) <= 3 and len(merged) - len(false) >= 11
 
 
