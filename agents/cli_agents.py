@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rolebook.notebook import check_role
+from rolebook.notebook.store import check_role
 
 from .cli_app import JsonOpt, _errors, _globals, _print_json, app
 from .config import find_root, load_config

@@ -14,7 +14,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
-from rolebook.notebook import InputError, RolebookError, Writer, WriteResult, check_role
+from rolebook.notebook import InputError, RolebookError
+from rolebook.notebook.store import Writer, WriteResult, check_role
 
 from .config import Config, find_root, load_config, open_session
 

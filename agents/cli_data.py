@@ -8,7 +8,8 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rolebook.notebook import InputError, check_role
+from rolebook.notebook import InputError
+from rolebook.notebook.store import check_role
 
 from .cli_app import JsonOpt, _errors, _globals, _print_json, app
 
@@ -105,7 +106,7 @@ def export_cmd(
     Example:  rolebook export -o memory-backup.jsonl
     """
     from rolebook import __version__
-    from rolebook.notebook import export_lines
+    from rolebook.notebook.store import export_lines
 
     from .importing import export_markdown
 
@@ -123,7 +124,7 @@ def export_cmd(
         for line in lines:
             sys.stdout.write(line)
         return
-    from rolebook.notebook import atomic_write
+    from rolebook.notebook.store import atomic_write
 
     atomic_write(output, "".join(lines).encode("utf-8"))
     sys.stderr.write(f"rolebook: exported {len(roles)} role(s) to {output}\n")
@@ -143,7 +144,7 @@ def stats_cmd(
     \b
     Example:  rolebook stats coder
     """
-    from rolebook.notebook import index_state
+    from rolebook.notebook.store import index_state
 
     from .stats import render, role_stats
 

@@ -6,13 +6,14 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rolebook.notebook import InputError, check_role
+from rolebook.notebook import InputError
+from rolebook.notebook.store import check_role
 
 from .cli_app import JsonOpt, _errors, _globals, _print_json, _say_redacted, _search_warnings, app
 
 
 def _dates(since: str | None, until: str | None) -> tuple[str | None, str | None]:
-    from rolebook.notebook import check_date
+    from rolebook.notebook.store import check_date
 
     return (check_date(since) if since else None, check_date(until) if until else None)
 
@@ -59,7 +60,7 @@ def search_cmd(
     \b
     Example:  rolebook search "npm EACCES" --role coder --status archived --since 2026-01-01
     """
-    from rolebook.notebook import STATUSES, Query, render_hits
+    from rolebook.notebook.search import STATUSES, Query, render_hits
 
     g = _globals(ctx)
     if status is not None and status not in STATUSES:
@@ -103,7 +104,7 @@ def store_cmd(
     \b
     Example:  rolebook store designer rejected_designs "floating speech bubble" --tag sticker
     """
-    from rolebook.notebook import redactions
+    from rolebook.notebook.store import redactions
 
     result = _globals(ctx).memory().store(role, category, text, tag or [])
     redacted = redactions(text)
@@ -150,7 +151,7 @@ def log_cmd(
     Example:  rolebook log coder --type error --context "npm install failed with EACCES"
               --command "sudo chown -R $USER . && npm ci" --lesson "check ownership first" --outcome 9/10
     """
-    from rolebook.notebook import redactions
+    from rolebook.notebook.store import redactions
 
     record = _globals(ctx).memory().log(role, event_type, lesson, context, command, outcome, [tags], ctx_hash)
     redacted = redactions(lesson, context, command)
@@ -178,7 +179,7 @@ def doctor_cmd(
     \b
     Example:  rolebook doctor --repair
     """
-    from rolebook.notebook import diagnose
+    from rolebook.notebook.store import diagnose
 
     g = _globals(ctx)
     config = g.config()

@@ -7,7 +7,8 @@ import sys
 from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rolebook.notebook import InputError, check_role
+from rolebook.notebook import InputError
+from rolebook.notebook.store import check_role
 
 if TYPE_CHECKING:
     from rolebook.notebook import Entry
@@ -139,7 +140,7 @@ def update_cmd(
     \b
     Example:  rolebook update coder -m "ran migrations on prod; use the staging DB" --log "WQ-12: fixed login"
     """
-    from rolebook.notebook import check_date, parse_snippet
+    from rolebook.notebook.store import check_date, parse_snippet
 
     from .session_io import run_update
 

@@ -15,10 +15,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from rolebook.notebook import ConfigError, Layout, Limits, is_role
+from rolebook.notebook import ConfigError, Limits
+from rolebook.notebook.model import is_role
+from rolebook.notebook.store import Layout
 
 if TYPE_CHECKING:
-    from rolebook.notebook import Writer
+    from rolebook.notebook.store import Writer
     from rolebook.rules import Session
 
 CONFIG_NAME = "rolebook.yaml"
@@ -122,7 +124,7 @@ def load_config(root: Path) -> Config:
 
 
 def _parse_yaml(text: str, path: Path) -> Mapping[str, Any]:
-    from rolebook.notebook import MAX_YAML_DEPTH, yaml_depth
+    from rolebook.notebook.limits import MAX_YAML_DEPTH, yaml_depth
     from ruamel.yaml import YAML
     from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
@@ -279,7 +281,7 @@ def open_session(config: Config, writer: Writer | None = None) -> Session:
     costs seconds, so the write that ends every session judges recurrence by meaning
     only when the mode asks for semantic or hybrid outright.
     """
-    from rolebook.notebook import semantic
+    from rolebook.notebook.search import semantic
     from rolebook.rules import Judge, Session, keyword_same_mistake, meaning_judge
 
     mode = search_mode(config)

@@ -43,7 +43,7 @@ def _text(value: Any) -> str:
 
 def recall_text(root: Path | None, role: str | None, command: str, error: str) -> str:
     """Past lessons matching a failed command and its error, within RECALL_BUDGET tokens."""
-    from rolebook.notebook import render_hits
+    from rolebook.notebook.search import render_hits
 
     from .config import find_root, load_config, open_session
 

@@ -12,7 +12,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from rolebook.notebook import MAX_RECORD_BYTES, InputError, RolebookError, check_date, check_tags, check_text
+from rolebook.notebook import InputError, RolebookError
+from rolebook.notebook.store import MAX_RECORD_BYTES, check_date, check_tags, check_text
 
 
 @dataclass(frozen=True, slots=True)

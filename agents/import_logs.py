@@ -7,7 +7,9 @@ import re
 from pathlib import Path
 from typing import Any
 
-from rolebook.notebook import EVENT_TYPES, MAX_ENTRY_CHARS, InputError, derive_ctx_hash, is_role, parse_outcome
+from rolebook.notebook import InputError
+from rolebook.notebook.model import is_role
+from rolebook.notebook.store import EVENT_TYPES, MAX_ENTRY_CHARS, derive_ctx_hash, parse_outcome
 
 from .import_common import (
     BadRecord,

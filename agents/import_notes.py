@@ -9,17 +9,10 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
-from rolebook.notebook import (
-    MAX_ENTRY_CHARS,
-    SECTIONS,
-    Entry,
-    Foreign,
-    InputError,
-    count_lines,
-    is_role,
-    parse,
-    split_lines,
-)
+from rolebook.notebook import SECTIONS, Entry, Foreign, InputError, parse
+from rolebook.notebook.markdown import split_lines
+from rolebook.notebook.model import count_lines, is_role
+from rolebook.notebook.store import MAX_ENTRY_CHARS
 
 from .import_common import (
     BadRecord,

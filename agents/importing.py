@@ -10,14 +10,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from rolebook.notebook import (
+from rolebook.notebook import Entry, InputError
+from rolebook.notebook.model import entry_id
+from rolebook.notebook.store import (
     ArchiveRecord,
-    Entry,
-    InputError,
     Keep,
     Layout,
     check_scope,
-    entry_id,
     keep,
     known,
     load_text,
@@ -174,7 +173,8 @@ def _keep(role: str, item: Item) -> Keep:
 
 
 def _run_export(memory: Session, path: Path, role: str | None, dry_run: bool, skip_bad: bool) -> Report:
-    from rolebook.notebook import parse, read_export, restore
+    from rolebook.notebook import parse
+    from rolebook.notebook.store import read_export, restore
 
     bundle = read_export(path)
     report = Report("rolebook", path, dry_run, problems=bundle.problems)

@@ -128,7 +128,7 @@ def _fast_update(args: list[str]) -> int | None:
         else:
             texts[_ENTRY_FLAGS[opt]].append(value)
         i += 1
-    from rolebook.notebook import Writer, check_role
+    from rolebook.notebook.store import Writer, check_role
 
     from .session_io import run_update
 
@@ -154,7 +154,7 @@ def _fast_mcp(args: list[str]) -> int | None:
     root = given.get("--root") or os.environ.get("ROLEBOOK_ROOT") or None
     scope = given.get("--as") or os.environ.get("ROLEBOOK_ROLE") or None
     session = given.get("--session") or os.environ.get("ROLEBOOK_SESSION") or None
-    from rolebook.notebook import check_role
+    from rolebook.notebook.store import check_role
 
     from .mcp_front import serve
 

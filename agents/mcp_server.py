@@ -26,7 +26,8 @@ from mcp.server.mcpserver.exceptions import ResourceError, ToolError
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field
 from rolebook import __version__
-from rolebook.notebook import InputError, RolebookError, Writer, check_date, check_role, redactions
+from rolebook.notebook import InputError, RolebookError
+from rolebook.notebook.store import Writer, check_date, check_role, redactions
 from rolebook.rules import Session
 
 from .config import find_root, load_config, open_session
@@ -239,7 +240,7 @@ def build(root: Path | None = None, scope: str | None = None, session: str | Non
     ) -> CallToolResult:
         """Search everything the roles remember: one line a hit, `[date] role/section: text #id`
         (`team:role/section` for a hit from a shared root)."""
-        from rolebook.notebook import Query
+        from rolebook.notebook.search import Query
 
         q = Query(
             query,

@@ -19,7 +19,9 @@ import sys
 import tempfile
 from pathlib import Path
 
-from rolebook.notebook import Entry, Notebook, add_entries, entry_positions, is_role, parse, remove_parts, render
+from rolebook.notebook import Entry, Notebook, parse, render
+from rolebook.notebook.markdown import add_entries, entry_positions, remove_parts
+from rolebook.notebook.model import is_role
 
 
 def _skeleton(nb: Notebook) -> Notebook:

@@ -9,7 +9,8 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from rolebook.notebook import atomic_write, check_role, new_notebook_text
+from rolebook.notebook.markdown import new_notebook_text
+from rolebook.notebook.store import atomic_write, check_role
 
 from .config import CONFIG_NAME, DEFAULT_CONFIG, Config, load_config
 

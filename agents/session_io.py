@@ -16,7 +16,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from rolebook.notebook import Entry, Writer
+    from rolebook.notebook import Entry
+    from rolebook.notebook.store import Writer
     from rolebook.rules import Started
 
 
@@ -58,7 +59,8 @@ def run_update(
     Raises:
         RolebookError: bad input or a failed write (nothing written, or the message says what was).
     """
-    from rolebook.notebook import InputError, check_date
+    from rolebook.notebook import InputError
+    from rolebook.notebook.store import check_date
 
     from .config import find_root, load_config, open_session
 

@@ -12,21 +12,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from rolebook.notebook import (
-    SECTIONS,
-    ArchiveRecord,
-    Index,
-    Layout,
-    Limits,
-    check_role,
-    count_lines,
-    frontmatter_limits,
-    load_text,
-    parse,
-    read_records,
-    refresh,
-)
-from rolebook.rules import Judge, groups, keyword_same_mistake, list_rules, violations
+from rolebook.notebook import SECTIONS, Limits, parse
+from rolebook.notebook.limits import frontmatter_limits
+from rolebook.notebook.model import count_lines
+from rolebook.notebook.store import ArchiveRecord, Index, Layout, check_role, load_text, read_records, refresh
+from rolebook.rules import Judge, groups, keyword_same_mistake, list_rules, mistakes_of, violations
 
 TOP = 5
 WEEKS = 12
@@ -120,7 +110,7 @@ def role_stats(
     out.rules = len(rules)
     with Index(layout) as index:
         refresh(layout, index)
-        mistakes = index.mistakes(role)
+        mistakes = mistakes_of(index, role)
     found = []
     for group in groups(mistakes, same):
         count = max(len(group), max(m.count for m in group))

@@ -11,6 +11,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # what type checkers see; at run time each name loads on first use
+    from .ledger import mistakes_of
     from .promotion import groups, list_rules, violations
     from .session import Session, Started
     from .similarity import Judge, keyword_same_mistake, meaning_judge
@@ -18,6 +19,7 @@ if TYPE_CHECKING:  # what type checkers see; at run time each name loads on firs
 # Loaded on first use, so that importing one name (the read path does) does not import
 # every module of the package.
 _WHERE = {
+    "mistakes_of": "ledger",
     "groups": "promotion",
     "list_rules": "promotion",
     "violations": "promotion",
@@ -36,6 +38,7 @@ __all__ = [
     "keyword_same_mistake",
     "list_rules",
     "meaning_judge",
+    "mistakes_of",
     "violations",
 ]
 

@@ -17,7 +17,9 @@ import re
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from rolebook.notebook import InputError, code_lines, normalize, split_lines
+from rolebook.notebook import InputError
+from rolebook.notebook.markdown import code_lines, split_lines
+from rolebook.notebook.model import normalize
 
 START = "<!-- rolebook:rules:start -->"
 END = "<!-- rolebook:rules:end -->"

@@ -19,36 +19,31 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from rolebook.notebook import (
+from rolebook.notebook import InputError, Limits, NoMatch, Notebook, StorageError
+from rolebook.notebook.markdown import entry_positions, remove_parts
+from rolebook.notebook.store import (
     ArchiveRecord,
     Change,
     Index,
-    InputError,
     Layout,
-    Limits,
-    Mistake,
-    NoMatch,
-    Notebook,
     Recorder,
-    StorageError,
     Writer,
     WriteResult,
     append,
     atomic_write,
     check_role,
     check_scope,
-    entry_positions,
     extra_state,
     next_step,
     refresh,
-    remove_parts,
     role_lock,
     store_extra_alerts,
     transact,
 )
 
-from . import similarity
+from . import ledger, similarity
 from .block import Rule, add_rule, load, remove_rule, render, rule_text
+from .ledger import Mistake
 from .similarity import Judge, keyword_same_mistake
 
 _BLOCKING_LIMIT = 200  # a word in more mistakes than this says too little to pair them by
@@ -115,7 +110,7 @@ def decisions(index: Index, role: str) -> Decisions:
     """The split and skip decisions the role's archive records."""
     apart: list[frozenset[str]] = []
     skipped: list[frozenset[str]] = []
-    for record in index.review_records(role):
+    for record in ledger.review_records(index, role):
         members = frozenset(m for m in record.get("members") or [] if isinstance(m, str))
         if len(members) < 2 and record.get("op") == "split":
             continue
@@ -190,7 +185,7 @@ def candidates(
         for r in roles:
             mine = [rule for rule in rules if rule.role == r]
             said = decisions(index, r)
-            for group in groups(index.mistakes(r), same, said.apart):
+            for group in groups(ledger.mistakes_of(index, r), same, said.apart):
                 candidate = _candidate(r, group)
                 if len(candidate.dates) < min_dates or _covered(group, mine, same):
                     continue
@@ -365,7 +360,7 @@ def finish_promotions(layout: Layout, rules_path: Path, roles: list[str]) -> lis
     with Index(layout) as index:
         for role in roles:
             index.sync(role)
-            for record in index.rule_records(role):
+            for record in ledger.rule_records(index, role):
                 incidents = tuple(d for d in record.get("incidents") or [] if isinstance(d, str))
                 text = record.get("text")
                 if record.get("id") not in present and isinstance(text, str) and text:
@@ -428,7 +423,7 @@ def demote(
 def promoted_on(layout: Layout, rule: Rule) -> str | None:
     """The day a rule was promoted, from the archive's record of it."""
     with Index(layout) as index:
-        record = index.promotion_record(rule.id)
+        record = ledger.promotion_record(index, rule.id)
     at = record.get("at") if record is not None else None
     return at[:10] if isinstance(at, str) else None
 
@@ -449,7 +444,7 @@ def violations(
     if not rules or not mistakes:
         return []
     with Index(layout) as index:
-        group_of = index.groups_of(role, [mid for mid, _ in mistakes])
+        group_of = ledger.groups_of(index, role, [mid for mid, _ in mistakes])
         rule_of_group = _rules_of_groups(index, role, set(group_of.values()), rules)
     out = []
     for mid, text in mistakes:
@@ -464,13 +459,13 @@ def violations(
 def _rules_of_groups(index: Index, role: str, groups: set[str], rules: dict[str, Rule]) -> dict[str, str]:
     """The rule each of these recurrence groups was promoted to, if it still is one."""
     out: dict[str, str] = {}
-    for group, member in index.group_members(role, groups):
+    for group, member in ledger.group_members(index, role, groups):
         if member.rule in rules:
             out[group] = member.rule
-    for record in index.rule_records(role):
+    for record in ledger.rule_records(index, role):
         entries = [e for e in record.get("entries") or [] if isinstance(e, str)]
         if record.get("id") in rules and entries:
-            for group in index.groups_of(role, entries).values():
+            for group in ledger.groups_of(index, role, entries).values():
                 if group in groups:
                     out.setdefault(group, record["id"])
     return out
@@ -482,7 +477,9 @@ def rule_report(layout: Layout, rules_path: Path, rule: Rule, same: Judge = keyw
     later: list[tuple[str, str]] = []
     if day and rule.role in layout.roles():
         with Index(layout) as index:
-            later = [(m.id, m.text) for m in index.mistakes(rule.role) if m.date >= day and m.op != "promoted"]
+            later = [
+                (m.id, m.text) for m in ledger.mistakes_of(index, rule.role) if m.date >= day and m.op != "promoted"
+            ]
     broken = [v for v in violations(layout, rules_path, rule.role, later, same) if v[1].id == rule.id]
     return {
         "id": rule.id,
@@ -519,11 +516,11 @@ def refresh_alerts(
         with Index(layout) as index:
             state = extra_state(layout, role)
             due = set(state.get("due", [])) if state and touched is not None else None
-            looked_at = set(touched or ()) if due is not None else set(index.groups_due(role, min_dates))
+            looked_at = set(touched or ()) if due is not None else set(ledger.groups_due(index, role, min_dates))
             due = (due or set()) - looked_at
             covered = _rules_of_groups(index, role, looked_at, rules) if looked_at else {}
             members: dict[str, list[Mistake]] = defaultdict(list)
-            for group, member in index.group_members(role, looked_at):
+            for group, member in ledger.group_members(index, role, looked_at):
                 members[group].append(member)
             said = decisions(index, role)
             for group, group_members in members.items():
@@ -534,7 +531,7 @@ def refresh_alerts(
                     for part in groups(group_members, _never_same, said.apart)
                 ):
                     due.add(group)
-            active = index.active_mistakes(role)
+            active = ledger.active_mistakes(index, role)
         broken = violations(layout, rules_path, role, active, same)
     except InputError as exc:  # a broken rules block: say so at read rather than fail the write
         store_extra_alerts(layout, role, [str(exc)])

@@ -11,8 +11,11 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
-from rolebook.notebook import Change, Entry, Index, Recorder, Recur, entry_positions, remove_parts
+from rolebook.notebook import Entry
+from rolebook.notebook.markdown import entry_positions, remove_parts
+from rolebook.notebook.store import Change, Index, Recorder, Recur
 
+from . import ledger
 from .similarity import Judge
 
 
@@ -29,7 +32,7 @@ def _recurrence(
     index: Index, record: Recorder, change: Change, new: Entry, same: Judge, extra: Mapping[str, Any]
 ) -> Entry:
     """Journal a new mistake, as a recurrence of the earlier ones it matches if any."""
-    from rolebook.notebook import candidates
+    from rolebook.notebook.search import candidates
 
     role = record.role
     earlier = {cid: (date, text, count) for cid, date, text, count in candidates(index, role, "mistakes", new.text)}
@@ -39,7 +42,7 @@ def _recurrence(
     if not matches:
         change.records.append(record("added", new, **extra, group=new.id(role)))
         return new
-    groups = index.groups_of(role, matches)
+    groups = ledger.groups_of(index, role, matches)
     first = min(matches, key=lambda i: (matches[i][0], i))
     group = groups.get(first) or next(iter(groups.values()), first)
     recurred = replace(new, count=max(v[2] for v in matches.values()) + 1, raw="")

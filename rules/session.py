@@ -20,22 +20,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from rolebook.notebook import Layout, Limits, check_role
+from rolebook.notebook import Limits
+from rolebook.notebook.store import Layout, check_role
 
 from .similarity import Judge, keyword_same_mistake
 
 if TYPE_CHECKING:
-    from rolebook.notebook import (
-        ArchiveRecord,
-        Entry,
-        Query,
-        ReadResult,
-        SearchResult,
-        Shared,
-        StoreResult,
-        Writer,
-        WriteResult,
-    )
+    from rolebook.notebook import Entry
+    from rolebook.notebook.search import Query, SearchResult
+    from rolebook.notebook.store import ArchiveRecord, ReadResult, Shared, StoreResult, Writer, WriteResult
 
     from .block import Rule
     from .promotion import Candidate, Promotion
@@ -58,7 +51,7 @@ class Started:
         """The task hits as one line each, within the budget (with a last line saying what was cut)."""
         if self.found is None:
             return []
-        from rolebook.notebook import render_hits
+        from rolebook.notebook.search import render_hits
 
         return render_hits(self.found, self.budget)
 
@@ -154,7 +147,7 @@ class Session:
 
     @property
     def who(self) -> Writer:
-        from rolebook.notebook import Writer
+        from rolebook.notebook.store import Writer
 
         return self.writer if self.writer is not None else Writer()
 
@@ -170,13 +163,13 @@ class Session:
         A task of any length is a valid one: an over-long one is cut (the hits' warnings
         say so), never refused, so the notebook always comes back.
         """
-        from rolebook.notebook import read_notebook
+        from rolebook.notebook.store import read_notebook
 
         check_role(role)
         read = read_notebook(self.layout, role, self.limits)
         if task is None or not task.strip():
             return Started(read, None, None, budget)
-        from rolebook.notebook import Query
+        from rolebook.notebook.search import Query
 
         found = self.search(Query(task, skip_active_of=role, limit=TASK_HITS))
         return Started(read, task, found, budget)
@@ -204,8 +197,10 @@ class Session:
         """
         import sqlite3
 
-        from rolebook.notebook import Index, InputError, RolebookError, redactions, update
+        from rolebook.notebook import InputError, RolebookError
+        from rolebook.notebook.store import Index, redactions, update
 
+        from . import ledger
         from .promotion import refresh_alerts, violations
         from .recurrence import recurrence
 
@@ -226,7 +221,7 @@ class Session:
             touched: set[str] = set()
             if new:
                 with Index(self.layout) as index:
-                    touched = set(index.groups_of(role, [mid for mid, _ in new]).values())
+                    touched = set(ledger.groups_of(index, role, [mid for mid, _ in new]).values())
             refresh_alerts(
                 self.layout, self.rules_path, role, touched=touched, min_dates=self.min_dates, same=self.recurrence
             )
@@ -248,14 +243,14 @@ class Session:
         Raises:
             EntryError: a bad text or date.
         """
-        from rolebook.notebook import new_entry
+        from rolebook.notebook.store import new_entry
 
         return [new_entry(section, text, day) for section in SECTIONS for text in sections.get(section) or ()]
 
     def tidy(self, role: str | None = None, check: bool = False) -> list[WriteResult]:
         """Apply the limits to notebooks edited by hand (every role's by default); with
         `check`, say what would be pruned and write nothing."""
-        from rolebook.notebook import tidy, tidy_check
+        from rolebook.notebook.store import tidy, tidy_check
 
         from .promotion import refresh_alerts
 
@@ -271,7 +266,7 @@ class Session:
 
     def obsolete(self, role: str, selector: str) -> WriteResult:
         """Retire one active entry (by `#id` prefix or words of its text), archived as obsolete."""
-        from rolebook.notebook import obsolete
+        from rolebook.notebook.store import obsolete
 
         from .promotion import refresh_alerts
 
@@ -288,7 +283,7 @@ class Session:
         from this root and every shared root (unless `root_only`), ranked together."""
         from dataclasses import replace
 
-        from rolebook.notebook import search_roots
+        from rolebook.notebook.search import search_roots
 
         if query.mode is None:
             query = replace(query, mode=self.mode)
@@ -301,7 +296,8 @@ class Session:
         A failure's output is long and full of common words: its rarest few words say
         what it is. Keywords only: this runs on every failed command of an agent.
         """
-        from rolebook.notebook import Index, Query, SearchResult, derive_ctx_hash, search_roots
+        from rolebook.notebook.search import Query, SearchResult, search_roots
+        from rolebook.notebook.store import Index, derive_ctx_hash
 
         if not (command.strip() or error.strip()):
             return None
@@ -323,7 +319,7 @@ class Session:
             InputError: no shared root, or several and `to` names none of them.
             NoMatch: no item has that id. ScopeError: a writer scoped to another role.
         """
-        from rolebook.notebook import share
+        from rolebook.notebook.store import share
 
         name, target = self.shared_root(to)
         return name, share(self.layout, self.repo, target.layout, key, self.who)
@@ -351,7 +347,7 @@ class Session:
 
     def store(self, role: str, category: str, text: str, tags: Sequence[str] = ()) -> StoreResult:
         """Keep an item in long-term memory, unless one that says the same is there."""
-        from rolebook.notebook import store
+        from rolebook.notebook.store import store
 
         return store(self.layout, check_role(role), category, text, list(tags), self.who, same=self.dedup)
 
@@ -367,7 +363,7 @@ class Session:
         ctx_hash: str | None = None,
     ) -> ArchiveRecord:
         """Log an experience event; outcomes of one context hash add up to a success rate."""
-        from rolebook.notebook import log_event
+        from rolebook.notebook.store import log_event
 
         return log_event(
             self.layout,

@@ -21,7 +21,8 @@ from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
 
-from rolebook.notebook import names, normalize
+from rolebook.notebook.model import normalize
+from rolebook.notebook.search import names
 
 THRESHOLD = 0.65
 
@@ -187,7 +188,7 @@ def sentences(text: str) -> list[str]:
 
 def semantic_judge(model: Any = None) -> Judge | None:
     """The judgement with meaning, or None when no model loads."""
-    from rolebook.notebook import semantic
+    from rolebook.notebook.search import semantic
 
     model = model or semantic.load(asked=True)
     if model is None:
@@ -218,7 +219,7 @@ def semantic_judge(model: Any = None) -> Judge | None:
 def meaning_judge(model_setting: str | None = None) -> Judge:
     """The judgement by keywords and meaning (`semantic_judge`): the model loads when a pair
     first needs it (equal texts need none); without a model it stays keywords."""
-    from rolebook.notebook import semantic
+    from rolebook.notebook.search import semantic
 
     state: dict[str, Judge | None] = {}
 

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, settings
-from rolebook.notebook.layout import Layout
 from rolebook.notebook.limits import Limits
+from rolebook.notebook.store.layout import Layout
 
 settings.register_profile("default", max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.register_profile("long", max_examples=5000, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -20,14 +20,14 @@ WORKER = r"""
 import json, random, shutil, subprocess, sys, time
 from pathlib import Path
 from rolebook.notebook.errors import RolebookError
-from rolebook.notebook.intake import new_entry
-from rolebook.notebook.journal import Writer
-from rolebook.notebook.layout import Layout
+from rolebook.notebook.store.intake import new_entry
+from rolebook.notebook.store.journal import Writer
+from rolebook.notebook.store.layout import Layout
 from rolebook.notebook.limits import Limits
-from rolebook.notebook.longterm import log_event, store
+from rolebook.notebook.store.longterm import log_event, store
 from rolebook.notebook.markdown import parse
 from rolebook.notebook.model import entry_id
-from rolebook.notebook.retrieval import Query, search
+from rolebook.notebook.search.retrieval import Query, search
 from rolebook.rules.session import Session
 from rolebook.rules.promotion import apply, candidates
 
@@ -137,14 +137,13 @@ def run(root: Path, workers: dict[str, int], seconds: float, kill_after: float |
 
 def check(root: Path, lines: list[str]) -> dict[str, Any]:
     """Verify the invariants after a run; returns counts for the report."""
-    from rolebook.notebook.archive import ArchiveRecord, read_records
-    from rolebook.notebook.changes import tidy
-    from rolebook.notebook.index import Index
-    from rolebook.notebook.journal import Writer
-    from rolebook.notebook.layout import Layout
     from rolebook.notebook.limits import Limits, prune
     from rolebook.notebook.markdown import parse
-    from rolebook.notebook.retrieval import refresh
+    from rolebook.notebook.store.archive import ArchiveRecord, read_records
+    from rolebook.notebook.store.changes import tidy
+    from rolebook.notebook.store.index import Index, refresh
+    from rolebook.notebook.store.journal import Writer
+    from rolebook.notebook.store.layout import Layout
     from rolebook.rules.block import load
 
     layout = Layout.default(root)

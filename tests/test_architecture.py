@@ -1,4 +1,5 @@
-"""Layers point down only: agents -> rules -> notebook; the read path stays light."""
+"""Rooms point down only (DESIGN.md section 13), through their faces; modules and rooms stay
+small; the read path stays light."""
 
 from __future__ import annotations
 
@@ -8,33 +9,107 @@ import sys
 from pathlib import Path
 
 PROJECT = Path(__file__).resolve().parent.parent
-LAYERS = {"notebook": set(), "rules": {"notebook"}, "agents": {"rules", "notebook"}}
+
+#: The rooms, lowest first: each may import only the rooms listed before it (and itself).
+#: A room is a folder of modules (its subfolders are rooms of their own when listed).
+ROOMS = (
+    ("notebook", "notebook"),  # the notebook model: pure
+    ("notebook.store", "notebook/store"),  # the canonical files and the one write path
+    ("notebook.search", "notebook/search"),  # the derived index's questions, ranking, the encoder
+    ("rules", "rules"),
+    ("agents", "agents"),
+)
+#: What an upper room may import of a lower one: its face (the package, and only what its
+#: `__all__` declares) or, for the model, its modules.
+FACES = ("notebook.store", "notebook.search", "rules")
+MAX_LINES = 450
+MAX_MODULES = 12
 
 
-def imported_layers(path: Path, layer: str) -> set[str]:
-    found = set()
-    depth = len(path.relative_to(PROJECT / layer).parts) - 1  # subpackages below the layer's own
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        names = []
-        if isinstance(node, ast.Import):
-            names = [a.name for a in node.names]
-        elif isinstance(node, ast.ImportFrom):
-            names = [node.module or ""] if node.level == 0 else ([layer] if node.level - 1 <= depth else ["?up"])
-        for name in names:
-            parts = name.split(".")
-            if parts[0] == "rolebook" and len(parts) > 1:
-                found.add(parts[1])
-            elif parts[0] == "?up":
-                found.add("?up")
-    return found - {layer}
+def _room_of(module: str) -> int:
+    """The index in ROOMS of the room a dotted module name (under rolebook.) is in."""
+    best = -1
+    for i, (name, _) in enumerate(ROOMS):
+        inside = module == name or module.startswith(name + ".")
+        if inside and (best < 0 or len(name) > len(ROOMS[best][0])):
+            best = i
+    return best
 
 
-def test_layers_only_import_downwards() -> None:
-    for layer, allowed in LAYERS.items():
-        for path in (PROJECT / layer).rglob("*.py"):
+def _modules() -> dict[str, Path]:
+    """rolebook.X module name -> file, for every module of the three code folders."""
+    out = {}
+    for top in ("notebook", "rules", "agents"):
+        for path in (PROJECT / top).rglob("*.py"):
             if "_rolebook" in path.parts:
                 continue
-            assert imported_layers(path, layer) <= allowed, f"{path.relative_to(PROJECT)} imports upwards"
+            parts = path.relative_to(PROJECT).with_suffix("").parts
+            parts = parts[:-1] if parts[-1] == "__init__" else parts
+            out[".".join(parts)] = path
+    return out
+
+
+def _imports(name: str, path: Path) -> list[tuple[str, list[str]]]:
+    """(module imported, names imported from it) for each import of a module, relative
+    imports resolved (names without `rolebook.`)."""
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    out = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            out += [(a.name.removeprefix("rolebook."), []) for a in node.names if a.name.startswith("rolebook.")]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")
+                base = base[: len(base) - node.level + 1]
+                target = ".".join(base + ([node.module] if node.module else []))
+            elif (node.module or "").startswith("rolebook."):
+                target = (node.module or "").removeprefix("rolebook.")
+            else:
+                continue
+            out.append((target, [a.name for a in node.names]))
+    return out
+
+
+def test_rooms_only_import_downwards() -> None:
+    modules = _modules()
+    for name, path in modules.items():
+        mine = _room_of(name)
+        for target, _ in _imports(name, path):
+            assert _room_of(target) <= mine, f"{name} imports {target}, a room above it"
+
+
+def test_upper_rooms_import_lower_ones_through_their_faces_and_only_what_they_declare() -> None:
+    import importlib
+
+    modules = _modules()
+    used: dict[str, set[str]] = {face: set() for face in FACES}
+    for name, path in modules.items():
+        mine = _room_of(name)
+        for target, names in _imports(name, path):
+            theirs = _room_of(target)
+            if theirs == mine or theirs < 0:
+                continue
+            room = ROOMS[theirs][0]
+            if room == "notebook":
+                public = set(importlib.import_module("rolebook.notebook").__all__)
+                if target == "notebook":  # its modules by name, or its public API
+                    named = {n for n in names if f"notebook.{n}" not in modules}
+                    assert named <= public, f"{name} imports {named - public} from rolebook.notebook"
+                continue  # the model's modules may be imported by name
+            assert target == room, f"{name} imports {target}: import `rolebook.{room}` instead"
+            used[room] |= {n for n in names if f"{room}.{n}" not in modules}
+    for face in FACES:
+        declared = set(importlib.import_module(f"rolebook.{face}").__all__)
+        assert used[face] == declared, f"rolebook.{face}.__all__ is not what the rooms above import"
+
+
+def test_the_public_api_of_the_notebook_is_short_and_importable() -> None:
+    import importlib
+
+    notebook = importlib.import_module("rolebook.notebook")
+    assert len(notebook.__all__) <= 20
+    for name in notebook.__all__:
+        assert getattr(notebook, name) is not None
 
 
 def loaded_after(root: Path, argv: list[str], modules: tuple[str, ...]) -> tuple[list[str], list[str]]:
@@ -76,7 +151,7 @@ def test_the_recall_hook_imports_neither_typer_nor_the_write_path(tmp_path: Path
         "import sys\n"
         "from rolebook.agents.main import main\n"
         f"main(['--root', {str(tmp_path)!r}, 'recall', '--role', 'coder', '--command', 'npm', '--error', 'EACCES'])\n"
-        "heavy = ('typer', 'markdown_it', 'mcp', 'hashlib', 'rolebook.notebook.journal')\n"
+        "heavy = ('typer', 'markdown_it', 'mcp', 'hashlib', 'rolebook.notebook.store.journal')\n"
         "print([m for m in heavy if m in sys.modules])\n"
     )
     out = subprocess.run([sys.executable, "-c", code], input="", capture_output=True, text=True, check=True).stdout
@@ -88,57 +163,20 @@ def test_only_rolebook_mcp_imports_the_mcp_sdk(tmp_path: Path) -> None:
         assert loaded_after(tmp_path, argv, ("mcp",))[1] == [], argv
 
 
-def _modules(layer: str) -> dict[str, Path]:
-    """Module name -> file, for every module of a layer."""
-    out = {}
-    for path in (PROJECT / layer).rglob("*.py"):
-        if "_rolebook" in path.parts:
-            continue
-        parts = path.relative_to(PROJECT / layer).with_suffix("").parts
-        parts = parts[:-1] if parts[-1] == "__init__" else parts
-        out[".".join(("rolebook", layer, *parts))] = path
-    return out
-
-
-def test_upper_layers_import_lower_ones_through_the_package_and_only_what_it_declares() -> None:
-    import importlib
-
-    for lower, uppers in (("notebook", ("rules", "agents")), ("rules", ("agents",))):
-        declared = set(importlib.import_module(f"rolebook.{lower}").__all__)
-        used: set[str] = set()
-        for upper in uppers:
-            for path in _modules(upper).values():
-                for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-                    if isinstance(node, ast.ImportFrom) and (node.module or "").startswith(f"rolebook.{lower}"):
-                        assert node.module == f"rolebook.{lower}", f"{path.name} imports {node.module}"
-                        modules = set(_modules(lower))
-                        used |= {a.name for a in node.names if f"rolebook.{lower}.{a.name}" not in modules}
-        assert used == declared, f"rolebook.{lower}.__all__ is not what the layers above import"
-
-
 def test_no_module_imports_itself_back_through_others() -> None:
     graph: dict[str, set[str]] = {}
-    modules = {**_modules("notebook"), **_modules("rules"), **_modules("agents")}
+    modules = _modules()
     for name, path in modules.items():
-        package = name if path.name == "__init__.py" else name.rsplit(".", 1)[0]
         edges = set()
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.ImportFrom):
-                base = node.module or ""
-                if node.level:
-                    base = ".".join(
-                        package.split(".")[: len(package.split(".")) - node.level + 1] + ([base] if base else [])
-                    )
-                for a in node.names:
-                    target = f"{base}.{a.name}"
-                    edges.add(target if target in modules else base)
+        for base, names in _imports(name, path):
+            edges |= {f"{base}.{n}" if f"{base}.{n}" in modules else base for n in names} or {base}
         graph[name] = {e for e in edges if e in modules and e != name and not name.startswith(e + ".")}
     seen: dict[str, int] = {}
 
     def visit(node: str, stack: list[str]) -> None:
         seen[node] = 1
         for nxt in sorted(graph[node]):
-            if not nxt.endswith(("rolebook.notebook", "rolebook.rules", "rolebook.agents")):
+            if nxt not in ("notebook", "rules", "agents", *FACES):
                 assert seen.get(nxt) != 1, "import cycle: " + " -> ".join([*stack, node, nxt])
                 if nxt not in seen:
                     visit(nxt, [*stack, node])

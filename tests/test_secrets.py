@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from rolebook.agents.cli import app
-from rolebook.notebook.secrets import RULES, redact
+from rolebook.notebook.store.secrets import RULES, redact
 from typer.testing import CliRunner
 
 # one line per shape, as an agent might paste it (every value is made up)

@@ -113,7 +113,7 @@ def test_a_real_git_merge_of_two_busy_branches_past_the_caps_loses_nothing(tmp_p
 LOOPER = r"""
 import sys, time
 from pathlib import Path
-from rolebook.notebook.fsutil import role_lock
+from rolebook.notebook.store.fsutil import role_lock
 path, pause = Path(sys.argv[1]), float(sys.argv[2])
 end, turns = time.monotonic() + 4, 0
 while time.monotonic() < end:

@@ -15,15 +15,15 @@ from pathlib import Path
 
 import pytest
 from rolebook.agents.cli import app
-from rolebook.notebook import archive as archive_module
-from rolebook.notebook.archive import ArchiveRecord, read_records
-from rolebook.notebook.changes import update
 from rolebook.notebook.errors import StorageError
-from rolebook.notebook.intake import new_entry
-from rolebook.notebook.journal import Writer
-from rolebook.notebook.layout import Layout
 from rolebook.notebook.limits import Limits
 from rolebook.notebook.markdown import parse
+from rolebook.notebook.store import archive as archive_module
+from rolebook.notebook.store.archive import ArchiveRecord, read_records
+from rolebook.notebook.store.changes import update
+from rolebook.notebook.store.intake import new_entry
+from rolebook.notebook.store.journal import Writer
+from rolebook.notebook.store.layout import Layout
 from typer.testing import CliRunner
 
 runner = CliRunner()

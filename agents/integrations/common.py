@@ -12,7 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from rolebook.notebook import InputError, atomic_write
+from rolebook.notebook import InputError
+from rolebook.notebook.store import atomic_write
 
 from ..scaffold import PROTOCOL
 

@@ -145,7 +145,7 @@ def test_doctor_finds_the_lock_a_killed_writer_left_and_repair_removes_it(tmp_pa
             "-c",
             (
                 "import time, pathlib\n"
-                "from rolebook.notebook.fsutil import role_lock\n"
+                "from rolebook.notebook.store.fsutil import role_lock\n"
                 f"with role_lock(pathlib.Path({str(lock)!r})):\n"
                 "    print('locked', flush=True); time.sleep(60)\n"
             ),
@@ -169,11 +169,11 @@ def test_doctor_finds_the_lock_a_killed_writer_left_and_repair_removes_it(tmp_pa
 def test_doctor_repair_finishes_a_write_a_crash_cut_short_keeping_the_original(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from rolebook.notebook import changes, journal
     from rolebook.notebook.errors import StorageError
-    from rolebook.notebook.intake import new_entry
-    from rolebook.notebook.layout import Layout
     from rolebook.notebook.limits import Limits
+    from rolebook.notebook.store import changes, journal
+    from rolebook.notebook.store.intake import new_entry
+    from rolebook.notebook.store.layout import Layout
 
     layout = Layout.default(tmp_path)
     changes.update(layout, "coder", [new_entry("learnings", "first", "2026-01-01")], Limits(), journal.Writer())

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from rolebook.agents.cli import app
 from rolebook.agents.importers import read_markdown
-from rolebook.notebook.intake import redact
+from rolebook.notebook.store.intake import redact
 from typer.testing import CliRunner
 
 FIX = Path(__file__).resolve().parents[1] / "fixtures" / "importers"

@@ -14,9 +14,9 @@ import mcp.types as t
 import pytest
 from mcp import Client, StdioServerParameters
 from rolebook.agents.mcp_server import build
-from rolebook.notebook.archive import ArchiveRecord, read_records
-from rolebook.notebook.layout import Layout
 from rolebook.notebook.markdown import parse
+from rolebook.notebook.store.archive import ArchiveRecord, read_records
+from rolebook.notebook.store.layout import Layout
 
 
 def run(server_root: Path, body: Callable[[Client], Awaitable[Any]], **kw: Any) -> Any:
@@ -278,7 +278,7 @@ def test_every_alert_step_is_worded_for_mcp_in_the_text_and_the_structured_conte
 
 
 def test_the_cli_and_mcp_word_every_next_step() -> None:
-    from rolebook.notebook.read import STEPS, next_step, shown
+    from rolebook.notebook.store.read import STEPS, next_step, shown
 
     for key in STEPS:
         alert = f"x: {next_step(key, 'qa')}"

@@ -9,8 +9,8 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
-from rolebook.notebook.archive import ArchiveRecord, read_records
-from rolebook.notebook.layout import Layout
+from rolebook.notebook.store.archive import ArchiveRecord, read_records
+from rolebook.notebook.store.layout import Layout
 
 ROLEBOOK = str(Path(sys.executable).parent / "rolebook")
 TEAM = "shared_roots:\n  - {name: team, path: ../knowledge%s}\n"

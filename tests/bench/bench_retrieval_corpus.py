@@ -44,11 +44,11 @@ def half(query: str) -> str:
 
 def build(root: Path, data: str = "lessons") -> dict[str, str]:
     """A set's entries in a root; entry id -> the set's id."""
-    from rolebook.notebook.changes import update
-    from rolebook.notebook.intake import new_entry
-    from rolebook.notebook.journal import Writer
-    from rolebook.notebook.layout import Layout
     from rolebook.notebook.limits import Limits
+    from rolebook.notebook.store.changes import update
+    from rolebook.notebook.store.intake import new_entry
+    from rolebook.notebook.store.journal import Writer
+    from rolebook.notebook.store.layout import Layout
 
     layout = Layout.default(root)
     rows = [json.loads(line) for line in SETS[data][0].read_text(encoding="utf-8").splitlines()]
@@ -79,8 +79,8 @@ def measure(root: Path, ids: dict[str, str], mode: str, model: str | None, data:
     slice 'all' too."""
     import datetime as dt
 
-    from rolebook.notebook.layout import Layout
-    from rolebook.notebook.retrieval import Query, search
+    from rolebook.notebook.search.retrieval import Query, search
+    from rolebook.notebook.store.layout import Layout
 
     layout = Layout.default(root)
     queries = [json.loads(line) for line in SETS[data][1].read_text(encoding="utf-8").splitlines()]

@@ -22,9 +22,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from rolebook.notebook.index import Index
-from rolebook.notebook.layout import Layout
-from rolebook.notebook.retrieval import Query, refresh, render_hits, search
+from rolebook.notebook.search.retrieval import Query, render_hits, search
+from rolebook.notebook.store.index import Index, refresh
+from rolebook.notebook.store.layout import Layout
 
 TOOLS = [
     "npm",

@@ -29,8 +29,8 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "notebook"))
 
-from rolebook.notebook import retrieval as search_mod  # noqa: E402
-from rolebook.notebook.retrieval import Query, search  # noqa: E402
+from rolebook.notebook.search import retrieval as search_mod  # noqa: E402
+from rolebook.notebook.search.retrieval import Query, search  # noqa: E402
 from test_retrieval import TODAY, build, load  # noqa: E402
 
 
@@ -65,9 +65,9 @@ def similarity_report() -> None:
 
 
 def speed(sizes: list[int]) -> None:
-    from rolebook.notebook import semantic
-    from rolebook.notebook.index import Index
-    from rolebook.notebook.layout import Layout
+    from rolebook.notebook.search import semantic
+    from rolebook.notebook.store.index import Index
+    from rolebook.notebook.store.layout import Layout
 
     model = semantic.load(asked=True)
     assert model is not None

@@ -45,7 +45,7 @@ def main() -> None:
     codes = {
         "python -c pass": "pass",
         "numpy encoder, first vector": (
-            f"from pathlib import Path; from rolebook.notebook.encoder import Encoder; "
+            f"from pathlib import Path; from rolebook.notebook.search.encoder import Encoder; "
             f"Encoder(Path({model!r})).encode(['npm permission problem'])"
         ),
         "rolebook search --mode semantic": (
@@ -67,7 +67,7 @@ def main() -> None:
         seconds = statistics.median(t for t, _ in measured)
         rss = statistics.median(m for _, m in measured)
         print(f"{name:38} {seconds * 1000:7.0f} ms ({seconds / base:6.1f}x pass)  peak RSS {rss:6.0f} MB")
-    from rolebook.notebook.encoder import Encoder
+    from rolebook.notebook.search.encoder import Encoder
 
     encoder = Encoder(Path(model))
     texts = [f"npm ci failed with EACCES number {i} on the checkout; chown it first and retry" for i in range(512)]

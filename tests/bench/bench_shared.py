@@ -21,9 +21,9 @@ from pathlib import Path
 
 from bench_search import PROBLEMS, TOOLS, make_archive, timed
 from rolebook.agents.config import load_config, open_session
-from rolebook.notebook.index import Index
-from rolebook.notebook.layout import Layout
-from rolebook.notebook.retrieval import Query, refresh
+from rolebook.notebook.search.retrieval import Query
+from rolebook.notebook.store.index import Index, refresh
+from rolebook.notebook.store.layout import Layout
 
 
 def build(root: Path) -> float:

@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from rolebook.notebook.archive import ArchiveRecord, MalformedLine, append_records, read_records
-from rolebook.notebook.index import Index
-from rolebook.notebook.layout import Layout
+from rolebook.notebook.store.archive import ArchiveRecord, MalformedLine, append_records, read_records
+from rolebook.notebook.store.index import Index
+from rolebook.notebook.store.layout import Layout
 
 
 def record(text: str = "t", op: str = "added", **extra: object) -> ArchiveRecord:

@@ -8,15 +8,15 @@ from pathlib import Path
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from rolebook.notebook.archive import ArchiveRecord, read_records
-from rolebook.notebook.changes import obsolete, tidy, update
 from rolebook.notebook.errors import InputError, NoMatch
-from rolebook.notebook.intake import new_entry
-from rolebook.notebook.journal import Writer
-from rolebook.notebook.layout import Layout
 from rolebook.notebook.limits import Limits, prune
 from rolebook.notebook.markdown import parse
 from rolebook.notebook.model import TITLES, entry_id
+from rolebook.notebook.store.archive import ArchiveRecord, read_records
+from rolebook.notebook.store.changes import obsolete, tidy, update
+from rolebook.notebook.store.intake import new_entry
+from rolebook.notebook.store.journal import Writer
+from rolebook.notebook.store.layout import Layout
 
 LIMITS = Limits(lines=24, mistakes=3, learnings=3, session_log=2)
 ROLE = "coder"

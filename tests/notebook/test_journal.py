@@ -6,15 +6,15 @@ import json
 from pathlib import Path
 
 import pytest
-from rolebook.notebook import journal
-from rolebook.notebook.archive import ArchiveRecord, read_records
-from rolebook.notebook.changes import obsolete, tidy, update
 from rolebook.notebook.errors import InputError, NoMatch, ScopeError, StorageError
-from rolebook.notebook.intake import new_entry
-from rolebook.notebook.journal import Writer
-from rolebook.notebook.layout import Layout
 from rolebook.notebook.limits import Limits
 from rolebook.notebook.markdown import parse
+from rolebook.notebook.store import journal
+from rolebook.notebook.store.archive import ArchiveRecord, read_records
+from rolebook.notebook.store.changes import obsolete, tidy, update
+from rolebook.notebook.store.intake import new_entry
+from rolebook.notebook.store.journal import Writer
+from rolebook.notebook.store.layout import Layout
 
 
 def records(layout: Layout, role: str = "coder") -> list[ArchiveRecord]:

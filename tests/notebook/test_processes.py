@@ -11,20 +11,20 @@ import time
 from pathlib import Path
 
 import pytest
-from rolebook.notebook.archive import ArchiveRecord, read_records
-from rolebook.notebook.changes import tidy
-from rolebook.notebook.journal import Writer
-from rolebook.notebook.layout import Layout
 from rolebook.notebook.limits import Limits, prune
 from rolebook.notebook.markdown import parse
+from rolebook.notebook.store.archive import ArchiveRecord, read_records
+from rolebook.notebook.store.changes import tidy
+from rolebook.notebook.store.journal import Writer
+from rolebook.notebook.store.layout import Layout
 
 WORKER = """
 import sys
 from pathlib import Path
-from rolebook.notebook.intake import new_entry
-from rolebook.notebook.changes import update
-from rolebook.notebook.journal import Writer
-from rolebook.notebook.layout import Layout
+from rolebook.notebook.store.intake import new_entry
+from rolebook.notebook.store.changes import update
+from rolebook.notebook.store.journal import Writer
+from rolebook.notebook.store.layout import Layout
 from rolebook.notebook.limits import Limits
 
 root, name, count = Path(sys.argv[1]), sys.argv[2], int(sys.argv[3])

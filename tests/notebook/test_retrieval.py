@@ -14,12 +14,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from rolebook.notebook.changes import update
-from rolebook.notebook.intake import new_entry
-from rolebook.notebook.journal import Writer
-from rolebook.notebook.layout import Layout
 from rolebook.notebook.limits import Limits
-from rolebook.notebook.retrieval import Query, search
+from rolebook.notebook.search.retrieval import Query, search
+from rolebook.notebook.store.changes import update
+from rolebook.notebook.store.intake import new_entry
+from rolebook.notebook.store.journal import Writer
+from rolebook.notebook.store.layout import Layout
 
 DATA = Path(__file__).resolve().parent.parent / "fixtures" / "retrieval"
 TODAY = __import__("datetime").date(2026, 4, 1)
@@ -81,7 +81,7 @@ def test_keyword_search_keeps_its_floor_on_queries_without_shared_words(
 ) -> None:
     recall, mrr = evaluate(*corpus_root, "none")
     print(f"keyword, no shared words: recall@5 {recall:.2f}, MRR {mrr:.2f}")
-    # the synonyms (notebook/vocabulary.py) cost this set's MRR 0.42 -> 0.35, recall
+    # the synonyms (notebook/search/vocabulary.py) cost this set's MRR 0.42 -> 0.35, recall
     # unchanged; on the real lessons they gain (test_keyword_retrieval_on_real_lessons_per_slice)
     assert recall >= 0.5
     assert mrr >= 0.35
@@ -97,7 +97,7 @@ def test_keyword_retrieval_on_real_lessons_per_slice(
     corpus("retrieval")
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
     import bench_retrieval_corpus as bench
-    from rolebook.notebook import retrieval
+    from rolebook.notebook.search import retrieval
 
     ids = bench.build(tmp_path)
     got = bench.measure(tmp_path, ids, "keyword", None)

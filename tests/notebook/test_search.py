@@ -9,14 +9,14 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from rolebook.notebook.changes import obsolete, update
 from rolebook.notebook.errors import InputError
-from rolebook.notebook.intake import new_entry
-from rolebook.notebook.journal import Writer
-from rolebook.notebook.layout import Layout
 from rolebook.notebook.limits import Limits
-from rolebook.notebook.longterm import derive_ctx_hash, log_event, store
-from rolebook.notebook.retrieval import Query, SearchResult, render_hits, search
+from rolebook.notebook.search.retrieval import Query, SearchResult, render_hits, search
+from rolebook.notebook.store.changes import obsolete, update
+from rolebook.notebook.store.intake import new_entry
+from rolebook.notebook.store.journal import Writer
+from rolebook.notebook.store.layout import Layout
+from rolebook.notebook.store.longterm import derive_ctx_hash, log_event, store
 
 TODAY = dt.date(2026, 4, 1)
 

@@ -5,13 +5,14 @@ from __future__ import annotations
 import datetime as dt
 from pathlib import Path
 
-from rolebook.notebook.changes import update
-from rolebook.notebook.intake import new_entry
-from rolebook.notebook.journal import Writer
-from rolebook.notebook.layout import Layout
 from rolebook.notebook.limits import Limits
-from rolebook.notebook.retrieval import Query, search
-from rolebook.notebook.vocabulary import SYNONYMS, identifier_words, query_names, related_words, synonyms
+from rolebook.notebook.search.retrieval import Query, search
+from rolebook.notebook.search.vocabulary import SYNONYMS, query_names, related_words, synonyms
+from rolebook.notebook.store.changes import update
+from rolebook.notebook.store.index import identifier_words
+from rolebook.notebook.store.intake import new_entry
+from rolebook.notebook.store.journal import Writer
+from rolebook.notebook.store.layout import Layout
 
 TODAY = dt.date(2026, 4, 1)
 

@@ -9,13 +9,13 @@ import sys
 from pathlib import Path
 
 from rolebook.agents.cli import app
-from rolebook.notebook.archive import ArchiveRecord, read_records
-from rolebook.notebook.changes import update
-from rolebook.notebook.intake import new_entry
-from rolebook.notebook.journal import Writer
-from rolebook.notebook.layout import Layout
 from rolebook.notebook.limits import Limits
 from rolebook.notebook.markdown import parse
+from rolebook.notebook.store.archive import ArchiveRecord, read_records
+from rolebook.notebook.store.changes import update
+from rolebook.notebook.store.intake import new_entry
+from rolebook.notebook.store.journal import Writer
+from rolebook.notebook.store.layout import Layout
 from rolebook.rules.promotion import candidates
 from rolebook.rules.recurrence import recurrence
 from rolebook.rules.similarity import keyword_same_mistake

@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 from rolebook.agents.cli import app
-from rolebook.notebook import semantic
-from rolebook.notebook.retrieval import Query, search
+from rolebook.notebook.search import semantic
+from rolebook.notebook.search.retrieval import Query, search
 from rolebook.rules import similarity
 from typer.testing import CliRunner
 
@@ -75,11 +75,11 @@ def test_hybrid_finds_answers_that_share_no_words_and_keeps_the_keyword_hits(ret
 def test_a_query_carried_by_a_name_is_won_by_the_keyword_side(tmp_path: Path) -> None:
     """The embedding prefers the lesson that says the same in words; the query names an
     identifier only one lesson holds, so in hybrid that lesson comes first (as by keywords)."""
-    from rolebook.notebook.changes import update
-    from rolebook.notebook.intake import new_entry
-    from rolebook.notebook.journal import Writer
-    from rolebook.notebook.layout import Layout
     from rolebook.notebook.limits import Limits
+    from rolebook.notebook.store.changes import update
+    from rolebook.notebook.store.intake import new_entry
+    from rolebook.notebook.store.journal import Writer
+    from rolebook.notebook.store.layout import Layout
 
     texts = [
         "test_login_redirect is flaky on CI because of a sleep",
@@ -242,7 +242,7 @@ def test_store_refuses_an_item_that_says_the_same(tmp_path: Path) -> None:
 def test_the_numpy_encoder_gives_the_vectors_sentence_transformers_gives() -> None:
     pytest.importorskip("sentence_transformers", reason="sentence-transformers (semantic-torch) is not installed")
     import numpy as np
-    from rolebook.notebook.encoder import Encoder
+    from rolebook.notebook.search.encoder import Encoder
     from sentence_transformers import SentenceTransformer
 
     texts = [
@@ -262,7 +262,7 @@ def test_the_default_model_runs_without_torch(tmp_path: Path) -> None:
 
     code = (
         "import sys\n"
-        "from rolebook.notebook import semantic\n"
+        "from rolebook.notebook.search import semantic\n"
         "model = semantic.load(None, asked=True)\n"
         "print(type(model.impl).__name__, model.encode(['npm EACCES']).shape, 'torch' in sys.modules)\n"
     )

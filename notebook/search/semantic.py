@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from . import progress
+from .. import progress
 
 if TYPE_CHECKING:
     import numpy as np
@@ -267,7 +267,7 @@ class Vectors:
     def add(self, items: Iterable[tuple[str, str]]) -> int:
         """Embed and keep the (id, text) pairs not held yet, in batches. Returns how many.
         Writers of one model's files take turns (a lock file beside them)."""
-        from .fsutil import role_lock
+        from ..store import role_lock
 
         items = list(items)
         self.folder.mkdir(parents=True, exist_ok=True)

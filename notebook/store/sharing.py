@@ -14,8 +14,8 @@ import json
 from dataclasses import dataclass, replace
 from typing import Any
 
+from ..errors import InputError, NoMatch
 from .archive import ArchiveRecord
-from .errors import InputError, NoMatch
 from .index import Index
 from .journal import Recorder, Writer, append
 from .layout import Layout
@@ -41,7 +41,7 @@ def find_item(layout: Layout, key: str) -> dict[str, Any]:
         InputError: a key under 4 characters, or one several items start with.
         NoMatch: no item has that id.
     """
-    from .retrieval import refresh
+    from .index import refresh
 
     prefix = key.strip().lstrip("#").lower()
     if len(prefix) < 4 or not prefix.isalnum():

@@ -10,9 +10,9 @@ from __future__ import annotations
 import datetime as dt
 import re
 
-from .errors import EntryError
-from .markdown import parse, split_lines
-from .model import SECTIONS, Entry, count_lines, split_count
+from ..errors import EntryError
+from ..markdown import parse, split_lines
+from ..model import SECTIONS, Entry, count_lines, split_count
 from .secrets import redact, redactions
 
 __all__ = ["MAX_ENTRY_CHARS", "check_date", "check_text", "new_entry", "parse_snippet", "redact", "redactions"]

@@ -18,8 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..errors import InputError
 from .archive import ArchiveRecord, read_lines
-from .errors import InputError
 from .layout import Layout, check_role
 from .read import load_text
 

@@ -13,22 +13,21 @@ from __future__ import annotations
 
 import contextlib
 import json
+import re
 import sqlite3
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
-from . import progress
+from .. import progress
+from ..errors import InputError, StorageError
+from ..model import Entry
 from .archive import ArchiveRecord, MalformedLine, read_lines
-from .errors import StorageError
 from .index_sql import SCHEMA, SCHEMA_VERSION, TOKENIZER, UPSERT
 from .layout import Layout
-from .lookups import Lookups
-from .model import Entry
-from .vocabulary import identifier_words
 
-__all__ = ["SCHEMA_VERSION", "TOKENIZER", "EntryState", "Index", "Mistake"]
+__all__ = ["SCHEMA_VERSION", "TOKENIZER", "EntryState", "Index", "identifier_words", "rebuilt_on_failure", "refresh"]
 _PROBE = 256  # bytes compared at the start and just before the offset
 
 
@@ -45,41 +44,7 @@ class EntryState:
     count: int
 
 
-@dataclass(frozen=True, slots=True)
-class Mistake:
-    """A mistake as the index knows it: where it stands and which group it recurs in."""
-
-    id: str
-    date: str
-    text: str
-    count: int
-    op: str
-    active: bool
-    group: str | None
-    rule: str | None = None
-    repo: str | None = None  # in a shared root: the repository it was shared from
-
-
-def _mistake(row: Sequence[Any], group: str | None) -> Mistake:
-    """A Mistake from (id, date, text, count, op, active, ..., data) columns."""
-    data = row[-1]
-    extra = json.loads(data) if data and ('"rule"' in data or '"origin"' in data) else {}
-    rule, origin = extra.get("rule"), extra.get("origin")
-    repo = origin.get("repo") if isinstance(origin, dict) else None
-    return Mistake(
-        row[0],
-        row[1],
-        row[2],
-        row[3],
-        row[4],
-        bool(row[5]),
-        group,
-        rule if isinstance(rule, str) else None,
-        repo if isinstance(repo, str) else None,
-    )
-
-
-class Index(Lookups):
+class Index:
     """The derived SQLite file of one root. Use as a context manager."""
 
     def __init__(self, layout: Layout):
@@ -268,60 +233,6 @@ class Index(Lookups):
                 out[row[0]] = EntryState(*row)
         return out
 
-    def groups_of(self, role: str, ids: Iterable[str]) -> dict[str, str]:
-        """The recurrence group of each of these ids that has one."""
-        ids = list(ids)
-        marks = ",".join("?" * len(ids))
-        return dict(self.db.execute(f"SELECT id, grp FROM groups WHERE role=? AND id IN ({marks})", (role, *ids)))
-
-    def group_members(self, role: str, groups: Iterable[str]) -> list[tuple[str, Mistake]]:
-        """(group, mistake) for every recorded member of these recurrence groups."""
-        groups = list(groups)
-        marks = ",".join("?" * len(groups))
-        rows = self.db.execute(
-            "SELECT g.grp, d.id, d.date, d.text, d.count, d.op, a.id IS NOT NULL, d.data FROM groups g "
-            "JOIN docs d ON d.id = g.id LEFT JOIN active a ON a.role = d.role AND a.id = d.id "
-            f"WHERE g.role = ? AND g.grp IN ({marks})",
-            (role, *groups),
-        ).fetchall()
-        return [(r[0], _mistake(r[1:], r[0])) for r in rows]
-
-    def groups_due(self, role: str, min_dates: int) -> list[str]:
-        """Recurrence groups with members on at least `min_dates` distinct dates."""
-        return [
-            g
-            for (g,) in self.db.execute(
-                "SELECT g.grp FROM groups g JOIN docs d ON d.id = g.id WHERE g.role = ? AND d.section = 'mistakes' "
-                "GROUP BY g.grp HAVING count(DISTINCT d.date) >= ?",
-                (role, min_dates),
-            )
-        ]
-
-    def rule_records(self, role: str) -> list[dict[str, Any]]:
-        """The archive's records of the role's promoted rules (few: one per rule)."""
-        rows = self.db.execute(
-            "SELECT data FROM docs WHERE role = ? AND section = 'rules' AND op = 'promoted'", (role,)
-        ).fetchall()
-        return [json.loads(data) for (data,) in rows if data]
-
-    def review_records(self, role: str) -> list[dict[str, Any]]:
-        """The archive's records of the promote review's decisions for a role (`split`, `skipped`)."""
-        rows = self.db.execute(  # by (role, op): the docs_role index, not a scan of the role's archive
-            "SELECT data FROM docs WHERE role = ? AND op IN ('split', 'skipped') AND section = 'review'", (role,)
-        ).fetchall()
-        return [json.loads(data) for (data,) in rows if data]
-
-    def mistakes(self, role: str) -> list[Mistake]:
-        """Every mistake of a role the archive or notebook knows, with its group if any."""
-        rows = self.db.execute(
-            "SELECT d.id, d.date, d.text, d.count, d.op, a.id IS NOT NULL, g.grp, d.data FROM docs d "
-            "LEFT JOIN active a ON a.role = d.role AND a.id = d.id "
-            "LEFT JOIN groups g ON g.role = d.role AND g.id = d.id "
-            "WHERE d.role = ? AND d.section = 'mistakes' ORDER BY d.date, d.id",
-            (role,),
-        ).fetchall()
-        return [_mistake(r, r[6]) for r in rows]
-
     def ids_with_ctx_hash(self, ctx_hash: str) -> set[str]:
         """The ids of the logged events of this context hash."""
         return {row[0] for row in self.db.execute("SELECT id FROM docs WHERE ctx_hash = ?", (ctx_hash,))}
@@ -341,10 +252,94 @@ class Index(Lookups):
             for table in ("docs", "active", "outcomes", "malformed", "sources", "notebooks"):
                 self.db.execute(f"DELETE FROM {table} WHERE role=?", (role,))
 
+    def newest(self, role: str, section: str, limit: int) -> list[tuple[str, str, str, int]]:
+        """(id, date, text, count) of a role's newest items in one section or category."""
+        return self.db.execute(
+            "SELECT id, date, text, count FROM docs WHERE role = ? AND section = ? "
+            "ORDER BY date DESC, rowid DESC LIMIT ?",
+            (role, section, limit),
+        ).fetchall()
+
+    def with_id_prefix(self, prefix: str) -> list[tuple[Any, ...]]:
+        """(id, role, op, section, date, text, count, tags, data) of the items whose id starts
+        with `prefix` (lowercase letters and digits), the promote review's decisions aside."""
+        assert prefix.isalnum()
+        return self.db.execute(
+            "SELECT id, role, op, section, date, text, count, tags, data FROM docs "
+            "WHERE id >= ? AND id < ? AND section != 'review' LIMIT 20",
+            (prefix, prefix + "\U0010ffff"),
+        ).fetchall()
+
+    def shared_record(self, rid: str) -> dict[str, Any] | None:
+        """The record a shared root holds for an item shared under this id, if any."""
+        row = self.db.execute("SELECT data FROM docs WHERE id = ? AND journalled = 1", (rid,)).fetchone()
+        data = json.loads(row[0]) if row is not None and row[0] else None
+        return data if isinstance(data, dict) else None
+
+    def added_ids(self, role: str) -> list[str]:
+        """Ids of notebook entries whose last word in the archive is `added`."""
+        return [
+            i
+            for (i,) in self.db.execute(
+                "SELECT id FROM docs WHERE role = ? AND journalled = 1 AND op = 'added' "
+                "AND section IN ('mistakes', 'learnings', 'feedback', 'session_log')",
+                (role,),
+            )
+        ]
+
     def archive_signature(self, role: str) -> tuple[int, int] | None:
         """(size, mtime) of the role's archive when the index last read it."""
         row = self.db.execute("SELECT size, mtime_ns FROM sources WHERE role=?", (role,)).fetchone()
         return (int(row[0]), int(row[1])) if row is not None else None
+
+
+def refresh(layout: Layout, index: Index) -> list[str]:
+    """Bring the index up to every archive and notebook. Returns warnings to show once."""
+    from ..markdown import parse
+    from .read import load_text
+
+    roles = layout.roles()
+    warnings = []
+    for role in roles:
+        index.sync(role)
+        path = layout.notebook_path(role)
+        try:
+            st = path.stat()
+            sig = (st.st_size, st.st_mtime_ns)
+        except FileNotFoundError:
+            sig = (-1, -1)  # no notebook: remembered like any other signature
+        if index.notebook_fresh(role, sig):
+            continue
+        if sig == (-1, -1):
+            index.set_active(role, [], sig)
+            continue
+        try:
+            text = load_text(layout, path)
+        except InputError as exc:
+            warnings.append(f"{exc}; its entries are not searched")
+            continue
+        index.set_active(role, parse(text or "").entries(), sig)
+    index.forget_roles(roles)
+    bad = index.malformed()
+    if bad:
+        more = f" ({len(bad) - 1} more: `rolebook doctor` lists them)" if len(bad) > 1 else ""
+        warnings.append(f"{bad[0]}; skipped, left in the archive as it is{more}")
+    return warnings
+
+
+_CAMEL = re.compile(r"[A-Za-z][a-z0-9]+(?:[A-Z][a-z0-9]*)+")
+_HUMP = re.compile(r"[a-z0-9][A-Z]")  # what every camelCase name holds: a cheap first look
+_PART = re.compile(r"[A-Z]?[a-z0-9]+")
+
+
+def identifier_words(text: str) -> str:
+    """The parts of the camelCase and PascalCase identifiers in a text, space-separated
+    (`supportsInterface` -> "supports Interface"); the index's tokenizer already splits
+    snake_case, dotted names and paths."""
+    if not _HUMP.search(text):
+        return ""
+    parts = (_PART.findall(m) for m in _CAMEL.findall(text))
+    return " ".join(" ".join(p) for p in parts if len(p) > 1)
 
 
 def _search_text(*parts: object, text: str | None) -> str:

@@ -19,10 +19,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .errors import RolebookError
+from ..errors import RolebookError
+from ..limits import Limits
 from .index import Index
 from .layout import Layout
-from .limits import Limits
 
 if TYPE_CHECKING:
     from .journal import Writer
@@ -142,7 +142,7 @@ def diagnose(
 
 def _left_unrecorded(layout: Layout, role: str) -> list[str]:
     """Ids the archive last says were added to the notebook, but that are not in it."""
-    from .markdown import parse
+    from ..markdown import parse
     from .read import load_text
 
     text = load_text(layout, layout.notebook_path(role))
@@ -256,7 +256,7 @@ def _repair(layout: Layout, report: Report) -> None:
         with contextlib.suppress(OSError):
             cached.unlink()
     with Index(layout) as index:
-        from .retrieval import refresh
+        from .index import refresh
 
         refresh(layout, index)
     report.repaired.append(f"rebuilt the index and caches in {layout.derived} from the archives and notebooks")

@@ -22,15 +22,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from . import progress
-from . import read as readpath
-from .archive import LEAVING_OPS, ArchiveRecord, append_lines, append_records
-from .errors import InputError, ScopeError, StorageError
-from .fsutil import Replacement, role_lock
-from .index import Index, rebuilt_on_failure
-from .layout import Layout, check_role
-from .limits import Limits, frontmatter_limits, prune
-from .markdown import (
+from .. import progress
+from ..errors import InputError, ScopeError, StorageError
+from ..limits import Limits, frontmatter_limits, prune
+from ..markdown import (
     add_entries,
     entry_positions,
     hidden_entry_line,
@@ -39,7 +34,12 @@ from .markdown import (
     remove_parts,
     render,
 )
-from .model import Entry, Notebook, count_lines
+from ..model import Entry, Notebook, count_lines
+from . import read as readpath
+from .archive import LEAVING_OPS, ArchiveRecord, append_lines, append_records
+from .fsutil import Replacement, role_lock
+from .index import Index, rebuilt_on_failure
+from .layout import Layout, check_role
 
 TOO_DEEP = (
     "lists or quotes nested over 100 levels deep from here: rolebook cannot tell where entries end, "

@@ -14,11 +14,11 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from ..errors import InputError
+from ..model import SECTIONS, entry_id, is_role
 from .archive import ArchiveRecord
-from .errors import InputError
 from .index import Index
 from .layout import Layout, check_role
-from .model import SECTIONS, entry_id, is_role
 from .secrets import refuse_secret
 
 if TYPE_CHECKING:  # the write path is imported by the writes: `recall` needs only `derive_ctx_hash`
@@ -135,10 +135,8 @@ def store(
         if state is not None and state.op == "stored":
             found.update(id=state.id, date=state.date, text=state.text, category=state.section)
             return []
-        if same is not None:
-            from .retrieval import newest
-
-            for oid, odate, otext, _ in newest(index, role, category):
+        if same is not None:  # what `store` compares a new item with: the category's newest 200
+            for oid, odate, otext, _ in index.newest(role, category, 200):
                 if same(body, otext):
                     found.update(id=oid, date=odate, text=otext, category=category)
                     return []
@@ -267,7 +265,7 @@ def keep(layout: Layout, role: str, items: Sequence[Keep], writer: Writer) -> tu
 
 def known(layout: Layout, role: str, ids: Iterable[str]) -> set[str]:
     """Which of `ids` the role's archive or notebook already holds (for a dry run: writes nothing canonical)."""
-    from .markdown import parse
+    from ..markdown import parse
 
     wanted = set(ids)
     with Index(layout) as index:

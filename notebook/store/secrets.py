@@ -133,7 +133,7 @@ def refuse_secret(value: str, what: str) -> str:
     Raises:
         InputError: the value holds a secret-shaped part.
     """
-    from .errors import InputError
+    from ..errors import InputError
 
     kinds = redact(value)[1]
     if kinds:

@@ -9,7 +9,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-from .errors import LockTimeout, StorageError
+from ..errors import LockTimeout, StorageError
 
 
 def fsync_dir(path: Path) -> None:

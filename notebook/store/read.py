@@ -15,12 +15,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .errors import ConfigError, InputError
+from ..errors import ConfigError, InputError
 from .layout import Layout
 
 if TYPE_CHECKING:
-    from .limits import Limits
-    from .model import Notebook
+    from ..limits import Limits
+    from ..model import Notebook
 
 MAX_ALERTS = 5
 NOT_A_FILE = "a folder stands where rolebook keeps a file; move it aside (nothing was written)"
@@ -161,9 +161,9 @@ def extra_state(layout: Layout, role: str) -> dict[str, Any] | None:
 
 def alerts_for(role: str, path: Path, nb: Notebook, base: Limits) -> list[str]:
     """The alerts a read shows for this notebook: limits broken, limits unreachable."""
-    from .limits import frontmatter_limits, overflow, prune
-    from .markdown import render
-    from .model import count_lines
+    from ..limits import frontmatter_limits, overflow, prune
+    from ..markdown import render
+    from ..model import count_lines
 
     alerts = []
     if nb.too_deep is not None:  # its structure is unsure: no other alert could be trusted
@@ -201,7 +201,7 @@ def store_alerts(layout: Layout, role: str, nb: Notebook, base: Limits, limits: 
 
 
 def _alerts_from_bytes(role: str, path: Path, data: bytes, base: Limits) -> list[str]:
-    from .markdown import parse
+    from ..markdown import parse
 
     try:
         text = data.decode("utf-8")
@@ -239,6 +239,6 @@ def _store(layout: Layout, role: str, sig: list[int], limits: Limits, alerts: li
 
 
 def _count_lines(text: str) -> int:
-    from .model import count_lines
+    from ..model import count_lines
 
     return count_lines(text)

@@ -93,21 +93,6 @@ def related_words(words: list[str]) -> list[str]:
     return sorted({s for w in words for s in _TABLE.get(w, ())} - asked)
 
 
-_CAMEL = re.compile(r"[A-Za-z][a-z0-9]+(?:[A-Z][a-z0-9]*)+")
-_HUMP = re.compile(r"[a-z0-9][A-Z]")  # what every camelCase name holds: a cheap first look
-_PART = re.compile(r"[A-Z]?[a-z0-9]+")
-
-
-def identifier_words(text: str) -> str:
-    """The parts of the camelCase and PascalCase identifiers in a text, space-separated
-    (`supportsInterface` -> "supports Interface"); the index's tokenizer already splits
-    snake_case, dotted names and paths."""
-    if not _HUMP.search(text):
-        return ""
-    parts = (_PART.findall(m) for m in _CAMEL.findall(text))
-    return " ".join(" ".join(p) for p in parts if len(p) > 1)
-
-
 _SPAN = re.compile(r"`([^`]+)`")
 # identifiers outside code spans: --flags, dotted names (table.extract, package-lock.json),
 # paths (/auth/me, ~/.zshrc), camelCase, PascalCase with an inner capital, snake_case

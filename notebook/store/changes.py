@@ -9,15 +9,15 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ..errors import InputError, NoMatch
+from ..limits import Limits, frontmatter_limits, prune
+from ..markdown import add_entries, entry_positions, new_notebook_text, parse, remove_parts, render
+from ..model import Entry, Notebook, count_lines, normalize
 from . import read as readpath
 from .archive import read_lines, redacted_line
-from .errors import InputError, NoMatch
 from .index import Index
 from .journal import Change, Recorder, Writer, WriteResult, check_scope, transact
 from .layout import Layout
-from .limits import Limits, frontmatter_limits, prune
-from .markdown import add_entries, entry_positions, new_notebook_text, parse, remove_parts, render
-from .model import Entry, Notebook, count_lines, normalize
 from .secrets import redact
 
 #: How a new mistake is journalled when it is not simply added: `rolebook.rules.recurrence`

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .errors import StorageError
+from ..errors import StorageError
 
 VERSION = 1
 
@@ -142,7 +142,7 @@ def read_lines(
     if not path.exists():
         return
     if path.is_dir():
-        from .errors import InputError
+        from ..errors import InputError
 
         raise InputError("a folder stands where rolebook keeps an archive; move it aside (nothing was written)", path)
     with open(path, "rb") as f:

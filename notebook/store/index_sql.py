@@ -1,7 +1,5 @@
-"""The SQL text of the derived index: its schema, and the filters of a search.
-
-`index.py` runs it; nothing else in rolebook holds SQL.
-"""
+"""The derived index's schema: the tables `index.py` keeps up to the archives and
+notebooks, and the FTS5 index over them (kept in step by triggers)."""
 
 from __future__ import annotations
 
@@ -42,56 +40,3 @@ ON CONFLICT(id) DO UPDATE SET role=excluded.role, op=excluded.op, section=exclud
     date=excluded.date, text=excluded.text, count=excluded.count, tags=excluded.tags,
     ctx_hash=excluded.ctx_hash, journalled=excluded.journalled, search=excluded.search, data=excluded.data
 """
-
-#: A document's status in the search filters: what the reader sees it as.
-STATUS_SQL = (
-    "CASE WHEN a.id IS NOT NULL THEN 'active' WHEN d.op = 'promoted' AND d.section = 'rules' THEN 'rule' "
-    "WHEN d.op = 'promoted' THEN 'promoted' "
-    "WHEN d.op = 'obsolete' THEN 'obsolete' WHEN d.op = 'rule' THEN 'rule' ELSE 'archived' END"
-)
-JOINS = (
-    "FROM docs d LEFT JOIN active a ON a.role = d.role AND a.id = d.id "
-    "LEFT JOIN outcomes o ON o.role = d.role AND o.ctx_hash = d.ctx_hash "
-)
-#: A WHERE fragment (each condition starting " AND ") and its arguments; see `filters`.
-Filters = tuple[str, list[object]]
-
-
-def filters(
-    roles: tuple[str, ...] = (),
-    sections: tuple[str, ...] = (),
-    tags: tuple[str, ...] = (),
-    statuses: tuple[str, ...] = (),
-    since: str | None = None,
-    until: str | None = None,
-    skip_active_of: str | None = None,
-) -> Filters:
-    """The conditions of a search's filters, for `count_matches` and `hit_rows`. Empty
-    statuses: everything but obsolete."""
-    sql: list[str] = ["d.section != 'review'"]  # the promote review's decisions are not memories
-    args: list[object] = []
-    # `+`: no index for these; the matches or the ids asked for drive (the role index made
-    # hit_rows scan every document of the role, 14 ms at 100k, for 50 rows)
-    for column, values in (("+d.role", roles), ("+d.section", sections)):
-        if values:
-            sql.append(f"{column} IN ({','.join('?' * len(values))})")
-            args += values
-    for tag in tags:
-        sql.append("(' ' || d.tags || ' ') LIKE ?")
-        args.append(f"% {tag} %")
-    wanted = set(statuses)
-    if not wanted:
-        sql.append(f"{STATUS_SQL} != 'obsolete'")
-    elif "all" not in wanted:
-        sql.append(f"{STATUS_SQL} IN ({','.join('?' * len(wanted))})")
-        args += sorted(wanted)
-    if since:
-        sql.append("d.date >= ?")
-        args.append(since)
-    if until:
-        sql.append("d.date <= ?")
-        args.append(until)
-    if skip_active_of:
-        sql.append(f"NOT (d.role = ? AND {STATUS_SQL} = 'active')")
-        args.append(skip_active_of)
-    return "".join(f" AND {s}" for s in sql), args

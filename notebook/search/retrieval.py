@@ -15,10 +15,10 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from .errors import InputError, RolebookError
-from .index import Index, rebuilt_on_failure
-from .index_sql import TOKENIZER, Filters, filters
-from .layout import Layout
+from ..errors import InputError, RolebookError
+from ..store import TOKENIZER, Index, Layout, rebuilt_on_failure, refresh
+from . import lookups
+from .lookups import Filters, filters
 from .vocabulary import query_names, related_words, synonyms
 
 MAX_QUERY_CHARS = 1000
@@ -161,7 +161,7 @@ def _telling_words(
     match to score; the index's own tokenizer stems the words to look them up. The flag
     says that only such common words were left (BM25 cannot rank by them).
     """
-    freq, total = counted or index.term_frequencies(words)
+    freq, total = counted or lookups.term_frequencies(index, words)
     kept = [w for i, w in enumerate(words) if 0 < freq[i] <= total / 2]
     if rarest is not None:
         kept = sorted(kept, key=lambda w: freq[words.index(w)])[:rarest]
@@ -194,7 +194,7 @@ def _rare(index: Index, words: list[str]) -> list[str]:
     """The words held by some documents, but not by many (SYNONYM_MAX_SHARE)."""
     if not words:
         return []
-    freq, total = index.term_frequencies(words)
+    freq, total = lookups.term_frequencies(index, words)
     most = max(total * SYNONYM_MAX_SHARE, SYNONYM_FEW)
     return [w for i, w in enumerate(words) if 0 < freq[i] <= most]
 
@@ -220,7 +220,7 @@ def _carrying_names(index: Index, query: Query, total: int) -> list[re.Pattern[s
         words = _WORD.findall(name.casefold())
         if not words:
             continue
-        held = index.count_matches('"' + " ".join(words) + '"', _filters(query), most + 1)
+        held = lookups.count_matches(index, '"' + " ".join(words) + '"', _filters(query), most + 1)
         if 0 < held <= most:
             out.append(re.compile(r"(?<![^\W_])" + r"[\W_]*".join(map(re.escape, words)) + r"(?![^\W_])", re.I))
     return out
@@ -229,40 +229,6 @@ def _carrying_names(index: Index, query: Query, total: int) -> list[re.Pattern[s
 def _named_first(hits: list[Hit], carrying: list[re.Pattern[str]]) -> list[Hit]:
     """Hits holding more of the carrying names first; by score among equals."""
     return sorted(hits, key=lambda h: (-sum(1 for p in carrying if p.search(h.text)), -h.score))
-
-
-def refresh(layout: Layout, index: Index) -> list[str]:
-    """Bring the index up to every archive and notebook. Returns warnings to show once."""
-    from .markdown import parse
-    from .read import load_text
-
-    roles = layout.roles()
-    warnings = []
-    for role in roles:
-        index.sync(role)
-        path = layout.notebook_path(role)
-        try:
-            st = path.stat()
-            sig = (st.st_size, st.st_mtime_ns)
-        except FileNotFoundError:
-            sig = (-1, -1)  # no notebook: remembered like any other signature
-        if index.notebook_fresh(role, sig):
-            continue
-        if sig == (-1, -1):
-            index.set_active(role, [], sig)
-            continue
-        try:
-            text = load_text(layout, path)
-        except InputError as exc:
-            warnings.append(f"{exc}; its entries are not searched")
-            continue
-        index.set_active(role, parse(text or "").entries(), sig)
-    index.forget_roles(roles)
-    bad = index.malformed()
-    if bad:
-        more = f" ({len(bad) - 1} more: `rolebook doctor` lists them)" if len(bad) > 1 else ""
-        warnings.append(f"{bad[0]}; skipped, left in the archive as it is{more}")
-    return warnings
 
 
 def search(layout: Layout, query: Query, today: dt.date | None = None, model: str | None = None) -> SearchResult:
@@ -275,7 +241,7 @@ def search(layout: Layout, query: Query, today: dt.date | None = None, model: st
     Raises:
         InputError: an empty query, an unknown status or mode, a bad date.
     """
-    from .intake import check_date
+    from ..store import check_date
 
     text, cut = check_query(query.text)
     if cut is not None:
@@ -391,7 +357,7 @@ def _search(layout: Layout, query: Query, today: dt.date | None, model: str | No
     with Index(layout) as index:
         warnings = refresh(layout, index)
         asked = query_words(query.text)
-        counted = index.term_frequencies(asked)
+        counted = lookups.term_frequencies(index, asked)
         frequencies = (tuple(counted[0][i] for i in range(len(asked))), counted[1])
         words, common = _telling_words(index, asked, query.rarest, counted)
         # the other words for the same things, ranked apart and weighted below the words
@@ -403,17 +369,17 @@ def _search(layout: Layout, query: Query, today: dt.date | None, model: str | No
         also = fts_expression(related) if related else None
         where = _filters(query)
         # counting stops at COUNT_CAP: past that the exact number says nothing more
-        total = index.count_matches(fts_expression(words + related), where, COUNT_CAP)
+        total = lookups.count_matches(index, fts_expression(words + related), where, COUNT_CAP)
         # FTS5 ranks on its own, then only the best candidates are joined and filtered;
         # the window widens while filters leave too few.
         window = max(query.limit * 4, 50)
         while True:
             # with only words in most documents BM25 cannot rank: the newest matches come first
-            rank = index.ranked(expression, common, window) if expression else {}
-            more = index.ranked(also, False, window) if also else {}
+            rank = lookups.ranked(index, expression, common, window) if expression else {}
+            more = lookups.ranked(index, also, False, window) if also else {}
             exhausted = len(rank) < window and len(more) < window
             rank = fused(rank, more, SYNONYM_WEIGHT)  # one scale: the best match is 1
-            rows = index.hit_rows("rowid", list(rank), where)
+            rows = lookups.hit_rows(index, "rowid", list(rank), where)
             if len(rows) >= query.limit or exhausted:
                 break
             window *= 8
@@ -424,7 +390,7 @@ def _search(layout: Layout, query: Query, today: dt.date | None, model: str | No
 
 
 #: How much a match on a synonym of the query's words counts against a match on the words
-#: themselves (notebook/vocabulary.py). Chosen on the "fit" half of the real-lesson queries
+#: themselves (notebook/search/vocabulary.py). Chosen on the "fit" half of the real-lesson queries
 #: (tests/fixtures/retrieval_corpus; 0.3, 0.5, 0.7, 1.0 tried), reported on the other.
 SYNONYM_WEIGHT = 0.5
 
@@ -470,12 +436,12 @@ def _search_meaning(layout: Layout, query: Query, model: Any, mode: str, today: 
         keyword: dict[str, float] = {}
         if mode == "hybrid":
             asked = query_words(query.text)
-            counted = index.term_frequencies(asked)
+            counted = lookups.term_frequencies(index, asked)
             words, common = _telling_words(index, asked, query.rarest, counted)
             if words and not common:
                 n = max(query.limit * 10, 100)
                 related = _synonyms_of(index, query, asked, counted)
-                found = [index.ranked_texts(fts_expression(w), n) if w else [] for w in (words, related)]
+                found = [lookups.ranked_texts(index, fts_expression(w), n) if w else [] for w in (words, related)]
                 texts = {did: text for ranked in found for did, text, _ in ranked}
                 own, more = ({did: b for did, _, b in ranked} for ranked in found)
                 both = fused(own, more, SYNONYM_WEIGHT)
@@ -488,7 +454,7 @@ def _search_meaning(layout: Layout, query: Query, model: Any, mode: str, today: 
         while True:
             top = np.argpartition(-sims, window)[:window] if len(ids) > window else np.arange(len(ids))
             wanted = list({ids[int(n)] for n in top} | set(keyword))
-            rows = [row[1:] for row in index.hit_rows("id", wanted, where)]
+            rows = [row[1:] for row in lookups.hit_rows(index, "id", wanted, where)]
             if len(rows) >= query.limit or window >= len(ids):
                 break
             window *= 8
@@ -524,12 +490,12 @@ def embed_new(index: Index, vectors: Any) -> int:
         seen_max, seen_count = (int(x) for x in mark.read_text(encoding="ascii").split())
     except (FileNotFoundError, ValueError):
         seen_max, seen_count = 0, 0
-    count, top, newer = index.marks(seen_max)
+    count, top, newer = lookups.marks(index, seen_max)
     if count != seen_count + newer:  # rebuilt or rows gone: look at everything
         seen_max = 0
     if count == seen_count and top == seen_max:
         return 0
-    rows = index.texts_after(seen_max)
+    rows = lookups.texts_after(index, seen_max)
     added = vectors.add((i, t) for i, t in rows if t)
     vectors.folder.mkdir(parents=True, exist_ok=True)
     mark.write_text(f"{top} {count}", encoding="ascii")
@@ -542,13 +508,7 @@ def candidates(index: Index, role: str, section: str, text: str, limit: int = 20
     words, _ = _telling_words(index, query_words(text))
     if not words:
         return []
-    return index.similar(role, section, fts_expression(words), limit)
-
-
-def newest(index: Index, role: str, section: str, limit: int = 200) -> list[tuple[str, str, str, int]]:
-    """(id, date, text, count) of a role's newest items in one section (or store category):
-    what `store` compares a new item with when it judges duplicates by meaning."""
-    return index.newest(role, section, limit)
+    return lookups.similar(index, role, section, fts_expression(words), limit)
 
 
 def _filters(query: Query) -> Filters:

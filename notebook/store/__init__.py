@@ -1,0 +1,158 @@
+"""rolebook.notebook.store: the canonical files and the one write path.
+
+The archive (append-only JSONL), the write path (lock, append and fsync, replace
+atomically), what a writer hands in (intake, secrets), where files live (layout), long-term
+items and events, sharing, the session-start read, doctor, and the derived index whose
+state the write path reads. `__all__` is the face the layers above import; it is not
+rolebook's public API (`rolebook.notebook` is)."""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # what type checkers see; at run time each name loads on first use
+    from .archive import ArchiveRecord, read_records
+    from .changes import Recur, obsolete, restore, tidy, tidy_check, update
+    from .doctor import diagnose, index_state
+    from .exchange import MAX_RECORD_BYTES, export_lines, read_export
+    from .fsutil import atomic_write, role_lock
+    from .index import Index, rebuilt_on_failure, refresh
+    from .index_sql import TOKENIZER
+    from .intake import MAX_ENTRY_CHARS, check_date, check_text, new_entry, parse_snippet
+    from .journal import Change, Recorder, Writer, WriteResult, append, check_scope, transact
+    from .layout import Layout, check_role
+    from .longterm import (
+        EVENT_TYPES,
+        Keep,
+        StoreResult,
+        check_tags,
+        derive_ctx_hash,
+        keep,
+        known,
+        log_event,
+        parse_outcome,
+        store,
+    )
+    from .read import ReadResult, extra_state, load_text, next_step, read_notebook, store_extra_alerts
+    from .secrets import redact_value, redactions
+    from .sharing import Shared, share
+
+# Loaded on first use: importing one name (the read path does) does not import every module.
+_WHERE = {
+    "ArchiveRecord": "archive",
+    "read_records": "archive",
+    "Recur": "changes",
+    "obsolete": "changes",
+    "restore": "changes",
+    "tidy": "changes",
+    "tidy_check": "changes",
+    "update": "changes",
+    "diagnose": "doctor",
+    "index_state": "doctor",
+    "MAX_RECORD_BYTES": "exchange",
+    "export_lines": "exchange",
+    "read_export": "exchange",
+    "atomic_write": "fsutil",
+    "role_lock": "fsutil",
+    "Index": "index",
+    "rebuilt_on_failure": "index",
+    "refresh": "index",
+    "TOKENIZER": "index_sql",
+    "MAX_ENTRY_CHARS": "intake",
+    "check_date": "intake",
+    "check_text": "intake",
+    "new_entry": "intake",
+    "parse_snippet": "intake",
+    "Change": "journal",
+    "Recorder": "journal",
+    "WriteResult": "journal",
+    "Writer": "journal",
+    "append": "journal",
+    "check_scope": "journal",
+    "transact": "journal",
+    "Layout": "layout",
+    "check_role": "layout",
+    "EVENT_TYPES": "longterm",
+    "Keep": "longterm",
+    "StoreResult": "longterm",
+    "check_tags": "longterm",
+    "derive_ctx_hash": "longterm",
+    "keep": "longterm",
+    "known": "longterm",
+    "log_event": "longterm",
+    "parse_outcome": "longterm",
+    "store": "longterm",
+    "ReadResult": "read",
+    "extra_state": "read",
+    "load_text": "read",
+    "next_step": "read",
+    "read_notebook": "read",
+    "store_extra_alerts": "read",
+    "redact_value": "secrets",
+    "redactions": "secrets",
+    "Shared": "sharing",
+    "share": "sharing",
+}
+
+__all__ = [
+    "EVENT_TYPES",
+    "MAX_ENTRY_CHARS",
+    "MAX_RECORD_BYTES",
+    "TOKENIZER",
+    "ArchiveRecord",
+    "Change",
+    "Index",
+    "Keep",
+    "Layout",
+    "ReadResult",
+    "Recorder",
+    "Recur",
+    "Shared",
+    "StoreResult",
+    "WriteResult",
+    "Writer",
+    "append",
+    "atomic_write",
+    "check_date",
+    "check_role",
+    "check_scope",
+    "check_tags",
+    "check_text",
+    "derive_ctx_hash",
+    "diagnose",
+    "export_lines",
+    "extra_state",
+    "index_state",
+    "keep",
+    "known",
+    "load_text",
+    "log_event",
+    "new_entry",
+    "next_step",
+    "obsolete",
+    "parse_outcome",
+    "parse_snippet",
+    "read_export",
+    "read_notebook",
+    "read_records",
+    "rebuilt_on_failure",
+    "redact_value",
+    "redactions",
+    "refresh",
+    "restore",
+    "role_lock",
+    "share",
+    "store",
+    "store_extra_alerts",
+    "tidy",
+    "tidy_check",
+    "transact",
+    "update",
+]
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _WHERE:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(f".{_WHERE[name]}", __name__), name)
