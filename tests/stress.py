@@ -27,7 +27,8 @@ from rolebook.notebook.limits import Limits
 from rolebook.notebook.store.longterm import log_event, store
 from rolebook.notebook.markdown import parse
 from rolebook.notebook.model import entry_id
-from rolebook.notebook.search.retrieval import Query, search
+from rolebook.notebook.search.query import Query
+from rolebook.notebook.search.retrieval import search
 from rolebook.rules.session import Session
 from rolebook.rules.promotion import apply, candidates
 

@@ -10,16 +10,18 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # what type checkers see; at run time each name loads on first use
-    from .retrieval import STATUSES, Query, SearchResult, candidates, render_hits, search_roots
+    from .query import STATUSES, Query
+    from .render import SearchResult, render_hits
+    from .retrieval import candidates, search_roots
     from .vocabulary import names
 
 # Loaded on first use: importing one name (the read path does) does not import every module.
 _WHERE = {
-    "Query": "retrieval",
-    "STATUSES": "retrieval",
-    "SearchResult": "retrieval",
+    "Query": "query",
+    "STATUSES": "query",
+    "SearchResult": "render",
+    "render_hits": "render",
     "candidates": "retrieval",
-    "render_hits": "retrieval",
     "search_roots": "retrieval",
     "names": "vocabulary",
 }

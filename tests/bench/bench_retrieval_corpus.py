@@ -79,7 +79,8 @@ def measure(root: Path, ids: dict[str, str], mode: str, model: str | None, data:
     slice 'all' too."""
     import datetime as dt
 
-    from rolebook.notebook.search.retrieval import Query, search
+    from rolebook.notebook.search.query import Query
+    from rolebook.notebook.search.retrieval import search
     from rolebook.notebook.store.layout import Layout
 
     layout = Layout.default(root)

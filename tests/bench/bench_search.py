@@ -22,7 +22,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from rolebook.notebook.search.retrieval import Query, render_hits, search
+from rolebook.notebook.search.query import Query
+from rolebook.notebook.search.render import render_hits
+from rolebook.notebook.search.retrieval import search
 from rolebook.notebook.store.index import Index, refresh
 from rolebook.notebook.store.layout import Layout
 

@@ -29,8 +29,9 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "notebook"))
 
-from rolebook.notebook.search import retrieval as search_mod  # noqa: E402
-from rolebook.notebook.search.retrieval import Query, search  # noqa: E402
+from rolebook.notebook.search import meaning as search_mod  # noqa: E402
+from rolebook.notebook.search.query import Query  # noqa: E402
+from rolebook.notebook.search.retrieval import search  # noqa: E402
 from test_retrieval import TODAY, build, load  # noqa: E402
 
 

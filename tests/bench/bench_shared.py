@@ -21,7 +21,7 @@ from pathlib import Path
 
 from bench_search import PROBLEMS, TOOLS, make_archive, timed
 from rolebook.agents.config import load_config, open_session
-from rolebook.notebook.search.retrieval import Query
+from rolebook.notebook.search.query import Query
 from rolebook.notebook.store.index import Index, refresh
 from rolebook.notebook.store.layout import Layout
 

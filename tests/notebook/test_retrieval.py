@@ -15,7 +15,8 @@ from typing import Any
 
 import pytest
 from rolebook.notebook.limits import Limits
-from rolebook.notebook.search.retrieval import Query, search
+from rolebook.notebook.search.query import Query
+from rolebook.notebook.search.retrieval import search
 from rolebook.notebook.store.changes import update
 from rolebook.notebook.store.intake import new_entry
 from rolebook.notebook.store.journal import Writer
@@ -97,14 +98,14 @@ def test_keyword_retrieval_on_real_lessons_per_slice(
     corpus("retrieval")
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
     import bench_retrieval_corpus as bench
-    from rolebook.notebook.search import retrieval
+    from rolebook.notebook.search import ranking
 
     ids = bench.build(tmp_path)
     got = bench.measure(tmp_path, ids, "keyword", None)
     assert got[("shared", "held-out")][0] >= 1.0 and got[("names", "held-out")][0] >= 1.0
     assert got[("none", "held-out")][0] >= 0.25 and got[("all", "held-out")][0] >= 0.74
     assert got[("all", "all")][0] >= 0.76
-    monkeypatch.setattr(retrieval, "related_words", lambda words: [])
+    monkeypatch.setattr(ranking, "related_words", lambda words: [])
     plain = bench.measure(tmp_path, ids, "keyword", None)
     assert plain[("all", "all")][0] < got[("all", "all")][0]
 

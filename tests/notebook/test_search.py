@@ -11,7 +11,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from rolebook.notebook.errors import InputError
 from rolebook.notebook.limits import Limits
-from rolebook.notebook.search.retrieval import Query, SearchResult, render_hits, search
+from rolebook.notebook.search.query import Query
+from rolebook.notebook.search.render import SearchResult, render_hits
+from rolebook.notebook.search.retrieval import search
 from rolebook.notebook.store.changes import obsolete, update
 from rolebook.notebook.store.intake import new_entry
 from rolebook.notebook.store.journal import Writer

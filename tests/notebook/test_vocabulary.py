@@ -6,7 +6,8 @@ import datetime as dt
 from pathlib import Path
 
 from rolebook.notebook.limits import Limits
-from rolebook.notebook.search.retrieval import Query, search
+from rolebook.notebook.search.query import Query
+from rolebook.notebook.search.retrieval import search
 from rolebook.notebook.search.vocabulary import SYNONYMS, query_names, related_words, synonyms
 from rolebook.notebook.store.changes import update
 from rolebook.notebook.store.index import identifier_words

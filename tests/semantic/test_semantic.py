@@ -13,7 +13,8 @@ from typing import Any
 import pytest
 from rolebook.agents.cli import app
 from rolebook.notebook.search import semantic
-from rolebook.notebook.search.retrieval import Query, search
+from rolebook.notebook.search.query import Query
+from rolebook.notebook.search.retrieval import search
 from rolebook.rules import similarity
 from typer.testing import CliRunner
 

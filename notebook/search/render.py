@@ -1,0 +1,100 @@
+"""What a search shows: a hit as one line an agent or a terminal can read safely, and the
+hit lines within a token budget (the same renderer for the CLI, MCP and the hooks).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+COUNT_CAP = 1000  # counting matches stops here: past it the exact number says nothing more
+
+
+@dataclass(frozen=True, slots=True)
+class Hit:
+    """One remembered item that matched."""
+
+    id: str
+    role: str
+    section: str
+    status: str
+    op: str
+    date: str
+    text: str
+    count: int
+    tags: tuple[str, ...]
+    score: float
+    successes: int | None = None
+    trials: int | None = None
+    record: dict[str, Any] | None = None
+    origin: str = ""  # the shared root it came from ("": this root)
+
+    def line(self) -> str:
+        """`[date] role/section: text (xN) #id`, on one line, with no character that a
+        terminal or a reader would act on (hand-written text can hold escapes)."""
+        text = shown(" ".join(self.text.split()))
+        if self.count > 1:
+            text += f" (x{self.count})"
+        if self.trials:
+            text += f" ({self.successes}/{self.trials} worked)"
+        status = "" if self.status in ("active", "archived") else f" [{self.status}]"
+        where = f"{self.origin}:" if self.origin else ""
+        return f"[{self.date}] {where}{self.role}/{self.section}: {text}{status} #{self.id}"
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "id": self.id,
+            "role": self.role,
+            "section": self.section,
+            "status": self.status,
+            "op": self.op,
+            "date": self.date,
+            "text": self.text,
+            "count": self.count,
+            "tags": list(self.tags),
+            "score": round(self.score, 4),
+        }
+        if self.trials:
+            out["successes"], out["trials"] = self.successes, self.trials
+        if self.origin:
+            out["origin"] = self.origin
+        if self.record:
+            out["record"] = self.record
+        return out
+
+
+_ACTIVE = re.compile("[\x00-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff\u2028\u2029\u061c]")
+
+
+def shown(text: str) -> str:
+    """Text with control, escape and invisible characters written as `\\uXXXX`."""
+    return _ACTIVE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
+@dataclass(frozen=True, slots=True)
+class SearchResult:
+    hits: tuple[Hit, ...]
+    total: int
+    warnings: tuple[str, ...] = field(default=())
+    # keyword search: how many documents hold each of the query's words, and how many
+    # documents there are (what ranking several roots on one scale needs)
+    frequencies: tuple[tuple[int, ...], int] | None = None
+
+
+def render_hits(result: SearchResult, budget: int) -> list[str]:
+    """Hit lines within `budget` tokens (characters / 4), then a line saying what was cut."""
+    room = budget * 4
+    lines: list[str] = []
+    for hit in result.hits:
+        line = hit.line()
+        if len(line) + 1 > room:
+            if not lines and room > 40:  # one hit longer than the whole budget: cut its text
+                lines.append(line[: room - 2] + "…")
+            break
+        lines.append(line)
+        room -= len(line) + 1
+    if len(lines) < result.total:
+        total = f"{COUNT_CAP}+" if result.total >= COUNT_CAP else str(result.total)
+        lines.append(f"{len(lines)} of {total} hits shown; refine the query or raise --limit/--budget")
+    return lines
