@@ -70,7 +70,7 @@ def promote_cmd(
               rolebook promote --split g1a2b3c4
               rolebook promote --shared
     """
-    from rolebook.rules import promotion
+    from rolebook.rules import find_candidate
 
     memory = _memory(ctx, rules_file)
     if text is not None and apply_id is None:
@@ -89,7 +89,7 @@ def promote_cmd(
     one = apply_id or split_id or skip_id
     found = memory.candidates(role, min_dates, skipped=one is not None, min_repos=repos)
     if split_id is not None or skip_id is not None:
-        chosen_one = promotion.find_candidate(found, one or "")
+        chosen_one = find_candidate(found, one or "")
         decided = memory.split(chosen_one) if split_id is not None else memory.skip(chosen_one)
         what = "split: its incidents will not be grouped together again" if split_id else "skipped until a new incident"
         if as_json:
@@ -98,7 +98,7 @@ def promote_cmd(
             print(f"{decided.id} {decided.role}: {what}")
         return
     if apply_id is not None:
-        chosen = [(promotion.find_candidate(found, apply_id), text)]
+        chosen = [(find_candidate(found, apply_id), text)]
     elif yes:
         chosen = [(c, None) for c in found]
     elif as_json:

@@ -16,7 +16,7 @@ from rolebook.notebook import SECTIONS, Limits, parse
 from rolebook.notebook.limits import frontmatter_limits
 from rolebook.notebook.model import count_lines
 from rolebook.notebook.store import ArchiveRecord, Index, Layout, check_role, load_text, read_records, refresh
-from rolebook.rules import Judge, groups, keyword_same_mistake, list_rules, mistakes_of, violations
+from rolebook.rules import Judge, find_violations, groups, keyword_same_mistake, list_rules, mistakes_of
 
 TOP = 5
 WEEKS = 12
@@ -126,7 +126,7 @@ def role_stats(
         first = min(promoted_at.values())
         later = [(mid, text) for mid, (n, text) in written_at.items() if n > first]
         position = {text: n for n, text in written_at.values()}
-        broken = violations(layout, rules_path, role, later, same)
+        broken = find_violations(layout, rules_path, role, later, same)
         out.violations = sum(1 for text, r, _ in broken if r.id in promoted_at and position[text] > promoted_at[r.id])
     return out
 

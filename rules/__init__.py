@@ -11,35 +11,39 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # what type checkers see; at run time each name loads on first use
+    from .block import list_rules
+    from .grouping import find_candidate, groups
     from .ledger import mistakes_of
-    from .promotion import groups, list_rules, violations
     from .session import Session, Started
     from .similarity import Judge, keyword_same_mistake, meaning_judge
+    from .violations import find_violations
 
 # Loaded on first use, so that importing one name (the read path does) does not import
 # every module of the package.
 _WHERE = {
+    "list_rules": "block",
+    "find_candidate": "grouping",
+    "groups": "grouping",
     "mistakes_of": "ledger",
-    "groups": "promotion",
-    "list_rules": "promotion",
-    "violations": "promotion",
     "Session": "session",
     "Started": "session",
     "Judge": "similarity",
     "keyword_same_mistake": "similarity",
     "meaning_judge": "similarity",
+    "find_violations": "violations",
 }
 
 __all__ = [
     "Judge",
     "Session",
     "Started",
+    "find_candidate",
+    "find_violations",
     "groups",
     "keyword_same_mistake",
     "list_rules",
     "meaning_judge",
     "mistakes_of",
-    "violations",
 ]
 
 

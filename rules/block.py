@@ -1,4 +1,5 @@
-"""The managed rules block in CLAUDE.md / AGENTS.md. Pure, but for `load` and `save`.
+"""The managed rules block in CLAUDE.md / AGENTS.md. Pure, but for `load`, `save` and
+`write_rules` (under the rules file's lock, atomically).
 
     <!-- rolebook:rules:start -->
     - Rule text. _(designer; incidents 2026-02-05, 2026-03-01, 2026-03-15)_
@@ -14,12 +15,15 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
-from rolebook.notebook import InputError
+from rolebook.notebook import InputError, NoMatch
 from rolebook.notebook.markdown import code_lines, split_lines
 from rolebook.notebook.model import normalize
+from rolebook.notebook.store import Layout, atomic_write, role_lock
 
 START = "<!-- rolebook:rules:start -->"
 END = "<!-- rolebook:rules:end -->"
@@ -166,3 +170,29 @@ def load(path: Path) -> tuple[RulesFile, str | None]:
     except UnicodeDecodeError as exc:
         raise InputError("not UTF-8 text", path, data[: exc.start].count(b"\n") + 1) from None
     return parse(text, path), text
+
+
+def write_rules(layout: Layout, rules_path: Path, change: Callable[[Any], Any]) -> bool:
+    """Change the rules file under its lock, atomically; whether any byte changed."""
+    with role_lock(layout.rules_lock):
+        rules_file, before = load(rules_path)
+        after = render(change(rules_file))
+        if after == (before or ""):
+            return False
+        atomic_write(layout.check_inside(rules_path), after.encode("utf-8"))
+        return True
+
+
+def list_rules(rules_path: Path, role: str | None = None) -> list[Rule]:
+    rules = load(rules_path)[0].rules
+    return [r for r in rules if role is None or r.role == role]
+
+
+def find_rule(rules_path: Path, key: str) -> Rule:
+    key = key.strip().lstrip("#").upper()
+    hits = [r for r in list_rules(rules_path) if r.id.upper().startswith(key)] if len(key) >= 3 else []
+    if not hits:
+        raise NoMatch(f"no rule {key!r} in {rules_path}: `rolebook rules` lists them")
+    if len({r.id for r in hits}) > 1:
+        raise InputError(f"{key!r} matches {len(hits)} rules; give more of the id")
+    return hits[0]

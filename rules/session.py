@@ -31,7 +31,8 @@ if TYPE_CHECKING:
     from rolebook.notebook.store import ArchiveRecord, ReadResult, Shared, StoreResult, Writer, WriteResult
 
     from .block import Rule
-    from .promotion import Candidate, Promotion
+    from .grouping import Candidate
+    from .promotion import Promotion
 
 #: How many archive hits `start` looks at for a task before the budget cuts them.
 TASK_HITS = 10
@@ -99,7 +100,7 @@ class Recorded:
 
     def lines(self) -> list[str]:
         """The summary line, then one line per violation."""
-        from .promotion import violation_line
+        from .violations import violation_line
 
         role = self.result.role
         return [self.result.summary()] + [
@@ -201,8 +202,8 @@ class Session:
         from rolebook.notebook.store import Index, redactions, update
 
         from . import ledger
-        from .promotion import refresh_alerts, violations
         from .recurrence import recurrence
+        from .violations import find_violations, refresh_alerts
 
         check_role(role)
         if not entries:
@@ -213,7 +214,7 @@ class Session:
         # (an agent told "error" would write them again, in other words)
         warnings: list[str] = []
         try:
-            broken = violations(self.layout, self.rules_path, role, new, self.recurrence)
+            broken = find_violations(self.layout, self.rules_path, role, new, self.recurrence)
         except RolebookError as exc:
             broken = []
             warnings.append(f"{exc}; the new mistakes were not checked against the rules")
@@ -252,7 +253,7 @@ class Session:
         `check`, say what would be pruned and write nothing."""
         from rolebook.notebook.store import tidy, tidy_check
 
-        from .promotion import refresh_alerts
+        from .violations import refresh_alerts
 
         roles = [check_role(role)] if role else self.layout.roles()
         if check:
@@ -268,7 +269,7 @@ class Session:
         """Retire one active entry (by `#id` prefix or words of its text), archived as obsolete."""
         from rolebook.notebook.store import obsolete
 
-        from .promotion import refresh_alerts
+        from .violations import refresh_alerts
 
         result = obsolete(self.layout, check_role(role), selector, self.limits, self.who)
         refresh_alerts(
@@ -386,7 +387,9 @@ class Session:
         """Mistakes that came back on at least `min_dates` dates (default: the config's),
         from at least `min_repos` repositories (in a shared root), not a rule yet, and not
         skipped since their last incident (unless `skipped`)."""
-        from .promotion import candidates, finish_promotions, refresh_alerts
+        from .grouping import candidates
+        from .promotion import finish_promotions
+        from .violations import refresh_alerts
 
         for rule in finish_promotions(
             self.layout, self.rules_path, [check_role(role)] if role else self.layout.roles()
@@ -404,7 +407,8 @@ class Session:
         Raises:
             NoMatch: no candidate has that id. InputError: several do, or the text is empty.
         """
-        from .promotion import apply, find_candidate
+        from .grouping import find_candidate
+        from .promotion import apply
 
         if isinstance(candidate, str):
             candidate = find_candidate(self.candidates(skipped=True), candidate)
@@ -420,7 +424,9 @@ class Session:
         return self._decide(candidate, "skipped")
 
     def _decide(self, candidate: Candidate | str, op: str) -> Candidate:
-        from .promotion import decide, find_candidate, refresh_alerts
+        from .grouping import find_candidate
+        from .promotion import decide
+        from .violations import refresh_alerts
 
         if isinstance(candidate, str):
             candidate = find_candidate(self.candidates(skipped=True), candidate)
@@ -435,12 +441,12 @@ class Session:
         return demote(self.layout, self.rules_path, key, self.who, self.recurrence, self.min_dates)
 
     def rules(self, role: str | None = None) -> list[Rule]:
-        from .promotion import list_rules
+        from .block import list_rules
 
         return list_rules(self.rules_path, check_role(role) if role else None)
 
     def rule_report(self, rule: Rule) -> dict[str, Any]:
         """A rule with the day it was promoted and how many mistakes broke it since."""
-        from .promotion import rule_report
+        from .violations import rule_report
 
         return rule_report(self.layout, self.rules_path, rule, self.review)

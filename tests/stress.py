@@ -30,7 +30,8 @@ from rolebook.notebook.model import entry_id
 from rolebook.notebook.search.query import Query
 from rolebook.notebook.search.retrieval import search
 from rolebook.rules.session import Session
-from rolebook.rules.promotion import apply, candidates
+from rolebook.rules.grouping import candidates
+from rolebook.rules.promotion import apply
 
 root, kind, name, seconds = Path(sys.argv[1]), sys.argv[2], sys.argv[3], float(sys.argv[4])
 layout, rules = Layout.default(root), root / "CLAUDE.md"

@@ -571,12 +571,12 @@ def test_plain_words_next_to_secret_keywords_are_not_redacted(tmp_path: Path) ->
 
 
 def test_a_failure_after_the_write_is_a_warning_not_exit_2(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from rolebook.rules import promotion
+    from rolebook.rules import violations
 
     def broken(*args: object, **kwargs: object) -> None:
         raise StorageError(tmp_path / "agents/state/.rolebook", "write the derived index", OSError(5, "I/O error"))
 
-    monkeypatch.setattr(promotion, "refresh_alerts", broken)
+    monkeypatch.setattr(violations, "refresh_alerts", broken)
     code, out, err = rb(tmp_path, "update", "coder", "-m", "ran it on prod; use staging")
     assert code == 0 and out.startswith("coder: +1 entry")
     assert err.startswith("rolebook: warning: the alerts `read` shows were not refreshed")

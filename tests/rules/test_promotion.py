@@ -16,7 +16,7 @@ from rolebook.notebook.store.changes import update
 from rolebook.notebook.store.intake import new_entry
 from rolebook.notebook.store.journal import Writer
 from rolebook.notebook.store.layout import Layout
-from rolebook.rules.promotion import candidates
+from rolebook.rules.grouping import candidates
 from rolebook.rules.recurrence import recurrence
 from rolebook.rules.similarity import keyword_same_mistake
 from typer.testing import CliRunner

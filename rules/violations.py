@@ -1,0 +1,144 @@
+"""Rules at work: the mistakes that break a rule, and the alerts `read` shows (rules
+broken by mistakes in the notebook, groups due for promotion), cached for the read path.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+from rolebook.notebook import InputError
+from rolebook.notebook.store import Index, Layout, extra_state, next_step, store_extra_alerts
+
+from . import ledger
+from .block import Rule, list_rules
+from .grouping import covered_by_rule, decisions, groups, never_same
+from .ledger import Mistake
+from .similarity import Judge, keyword_same_mistake
+
+
+def promoted_on(layout: Layout, rule: Rule) -> str | None:
+    """The day a rule was promoted, from the archive's record of it."""
+    with Index(layout) as index:
+        record = ledger.promotion_record(index, rule.id)
+    at = record.get("at") if record is not None else None
+    return at[:10] if isinstance(at, str) else None
+
+
+def find_violations(
+    layout: Layout,
+    rules_path: Path,
+    role: str,
+    mistakes: list[tuple[str, str]],
+    same: Judge = keyword_same_mistake,
+) -> list[tuple[str, Rule, str | None]]:
+    """(text, rule, day promoted) for each (id, text) mistake that breaks one of the role's rules:
+    it recurs in a group that was promoted, or the judgement finds it the same as the rule.
+
+    Looks only at the groups of these mistakes, so it costs the same whatever the archive holds.
+    """
+    rules = {r.id: r for r in list_rules(rules_path, role)}
+    if not rules or not mistakes:
+        return []
+    with Index(layout) as index:
+        group_of = ledger.groups_of(index, role, [mid for mid, _ in mistakes])
+        rule_of_group = _rules_of_groups(index, role, set(group_of.values()), rules)
+    out = []
+    for mid, text in mistakes:
+        rid = rule_of_group.get(group_of.get(mid, ""))
+        rule = rules.get(rid) if rid else None
+        rule = rule or next((r for r in rules.values() if same(r.text, text)), None)
+        if rule is not None:
+            out.append((text, rule, promoted_on(layout, rule)))
+    return out
+
+
+def _rules_of_groups(index: Index, role: str, groups: set[str], rules: dict[str, Rule]) -> dict[str, str]:
+    """The rule each of these recurrence groups was promoted to, if it still is one."""
+    out: dict[str, str] = {}
+    for group, member in ledger.group_members(index, role, groups):
+        if member.rule in rules:
+            out[group] = member.rule
+    for record in ledger.rule_records(index, role):
+        entries = [e for e in record.get("entries") or [] if isinstance(e, str)]
+        if record.get("id") in rules and entries:
+            for group in ledger.groups_of(index, role, entries).values():
+                if group in groups:
+                    out.setdefault(group, record["id"])
+    return out
+
+
+def rule_report(layout: Layout, rules_path: Path, rule: Rule, same: Judge = keyword_same_mistake) -> dict[str, Any]:
+    """A rule with the day it was promoted and how many mistakes broke it since."""
+    day = promoted_on(layout, rule)
+    later: list[tuple[str, str]] = []
+    if day and rule.role in layout.roles():
+        with Index(layout) as index:
+            later = [
+                (m.id, m.text) for m in ledger.mistakes_of(index, rule.role) if m.date >= day and m.op != "promoted"
+            ]
+    broken = [v for v in find_violations(layout, rules_path, rule.role, later, same) if v[1].id == rule.id]
+    return {
+        "id": rule.id,
+        "role": rule.role,
+        "text": rule.text,
+        "incidents": list(rule.incidents),
+        "promoted": day,
+        "violations": len(broken),
+        "line": rule.line(),
+    }
+
+
+def violation_line(rule: Rule, day: str | None) -> str:
+    when = f" promoted {day}" if day else ""
+    return f"violates rule {rule.id}{when}: {rule.text}"
+
+
+def refresh_alerts(
+    layout: Layout,
+    rules_path: Path,
+    role: str,
+    touched: set[str] | None = None,
+    min_dates: int = 3,
+    same: Judge = keyword_same_mistake,
+) -> list[str]:
+    """Recompute the rule alerts `read` shows for a role and cache them: rule violations by
+    mistakes in the notebook, and recurrence groups due for promotion.
+
+    With `touched` (the groups a write changed), only those are looked at again, so a write
+    costs the same whatever the archive holds; without it, every group is (promote, demote).
+    """
+    try:
+        rules = {r.id: r for r in list_rules(rules_path, role)}
+        with Index(layout) as index:
+            state = extra_state(layout, role)
+            due = set(state.get("due", [])) if state and touched is not None else None
+            looked_at = set(touched or ()) if due is not None else set(ledger.groups_due(index, role, min_dates))
+            due = (due or set()) - looked_at
+            covered = _rules_of_groups(index, role, looked_at, rules) if looked_at else {}
+            members: dict[str, list[Mistake]] = defaultdict(list)
+            for group, member in ledger.group_members(index, role, looked_at):
+                members[group].append(member)
+            said = decisions(index, role)
+            for group, group_members in members.items():
+                if group not in covered and any(
+                    len({m.date for m in part}) >= min_dates
+                    and not covered_by_rule(part, list(rules.values()), same)
+                    and not said.is_skipped(tuple(m.id for m in part))
+                    for part in groups(group_members, never_same, said.apart)
+                ):
+                    due.add(group)
+            active = ledger.active_mistakes(index, role)
+        broken = find_violations(layout, rules_path, role, active, same)
+    except InputError as exc:  # a broken rules block: say so at read rather than fail the write
+        store_extra_alerts(layout, role, [str(exc)])
+        return [str(exc)]
+    alerts = [f"{role}: a mistake in the notebook {violation_line(rule, day)}" for _, rule, day in broken]
+    if due:
+        alerts.append(
+            f"{len(due)} promotion{'s' if len(due) > 1 else ''} due ({role}: mistakes that came back on "
+            f"{min_dates} or more dates): {next_step('promote')}"
+        )
+    store_extra_alerts(layout, role, alerts, {"due": sorted(due)})
+    return alerts
