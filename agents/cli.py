@@ -1,5 +1,5 @@
 """The typer command line: each command parses its options, makes one call to the
-session API (`rolebook.rules.session`), and prints the result.
+session API (`rolebook.agents.session`), and prints the result.
 
 This module is the one registration point: it imports every command module, each of
 which adds its commands to the app in `cli_app.py`.

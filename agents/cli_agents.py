@@ -155,4 +155,4 @@ def mcp_cmd(ctx: typer.Context) -> None:
     from .mcp_front import serve
 
     g = _globals(ctx)
-    serve(g.root, check_role(g.as_role) if g.as_role else None, g.session)
+    serve(g.root, check_role(g.as_role) if g.as_role else None, g.session_id)

@@ -17,10 +17,11 @@ import typer
 from rolebook.notebook import InputError, RolebookError
 from rolebook.notebook.store import Writer, WriteResult, check_role
 
-from .config import Config, find_root, load_config, open_session
+from .config import Config, find_root, load_config
+from .session import open_session
 
 if TYPE_CHECKING:
-    from rolebook.rules import Session
+    from .session import Session
 
 app = typer.Typer(
     name="rolebook",
@@ -40,17 +41,17 @@ F = TypeVar("F", bound=Callable[..., Any])
 class Globals:
     root: Path | None
     as_role: str | None
-    session: str | None
+    session_id: str | None
 
     def config(self) -> Config:
         return load_config(self.root.absolute() if self.root else find_root())
 
-    def memory(self, config: Config | None = None) -> Session:
+    def session(self, config: Config | None = None) -> Session:
         """The session API over this root, as this writer."""
         return open_session(config or self.config(), self.writer())
 
     def writer(self) -> Writer:
-        return Writer(check_role(self.as_role) if self.as_role else None, self.session)
+        return Writer(check_role(self.as_role) if self.as_role else None, self.session_id)
 
 
 def _globals(ctx: typer.Context) -> Globals:

@@ -57,7 +57,7 @@ def import_cmd(
     if fmt not in FORMATS:
         raise InputError(f"unknown format {fmt!r} (one of: {', '.join(FORMATS)})")
     g = _globals(ctx)
-    report = importing.run(g.memory(), fmt, path, check_role(role) if role else None, dry_run, skip_bad)
+    report = importing.run(g.session(), fmt, path, check_role(role) if role else None, dry_run, skip_bad)
     if report.problems and not skip_bad:
         for problem in report.problems[:_SHOWN]:
             sys.stderr.write(f"rolebook: {problem}\n")
@@ -153,7 +153,7 @@ def stats_cmd(
     layout = config.layout
     roles = [check_role(role)] if role else layout.roles()
     health = index_state(layout, layout.roles())
-    review = g.memory(config).review
+    review = g.session(config).review
     found = [role_stats(layout, config.rules_file, r, config.limits, review) for r in roles]
     if as_json:
         data: dict[str, Any] = {"index": health, "roles": [s.to_dict() for s in found]}

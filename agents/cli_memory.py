@@ -77,7 +77,7 @@ def search_cmd(
         limit,
         mode=mode,
     )
-    result = g.memory().search(q, root_only=root_only)
+    result = g.session().search(q, root_only=root_only)
     _search_warnings(result.warnings)
     if as_json:
         _print_json({"query": query, "total": result.total, "hits": [h.to_dict() for h in result.hits]})
@@ -106,7 +106,7 @@ def store_cmd(
     """
     from rolebook.notebook.store import redactions
 
-    result = _globals(ctx).memory().store(role, category, text, tag or [])
+    result = _globals(ctx).session().store(role, category, text, tag or [])
     redacted = redactions(text)
     _say_redacted(redacted)
     if as_json:
@@ -153,7 +153,7 @@ def log_cmd(
     """
     from rolebook.notebook.store import redactions
 
-    record = _globals(ctx).memory().log(role, event_type, lesson, context, command, outcome, [tags], ctx_hash)
+    record = _globals(ctx).session().log(role, event_type, lesson, context, command, outcome, [tags], ctx_hash)
     redacted = redactions(lesson, context, command)
     _say_redacted(redacted)
     if as_json:
@@ -211,13 +211,13 @@ def share_cmd(
     Example:  rolebook share 3f2a9c1d --to team --commit
     """
     g = _globals(ctx)
-    memory = g.memory()
-    name, done = memory.share(item_id, to)
-    _, target = memory.shared_root(name)
+    session = g.session()
+    name, done = session.share(item_id, to)
+    _, target = session.shared_root(name)
     root = target.layout.root
     archive = target.layout.archive_path(done.record.role)
     committed = (
-        _commit(root, archive, f"rolebook: share #{done.record.id} from {memory.repo}")
+        _commit(root, archive, f"rolebook: share #{done.record.id} from {session.repo}")
         if (commit and done.added)
         else None
     )

@@ -14,7 +14,7 @@ from rolebook.notebook import InputError
 from .cli_app import JsonOpt, _errors, _globals, _print_json, app
 
 if TYPE_CHECKING:
-    from rolebook.rules import Session
+    from .session import Session
 
 RulesFileOpt = Annotated[
     Path | None, typer.Option("--rules-file", help="The rules file (default: rules_file in rolebook.yaml, CLAUDE.md).")
@@ -72,7 +72,7 @@ def promote_cmd(
     """
     from rolebook.rules import find_candidate
 
-    memory = _memory(ctx, rules_file)
+    session = _session(ctx, rules_file)
     if text is not None and apply_id is None:
         raise InputError("--text goes with --apply ID")
     if to is not None and not shared:
@@ -80,17 +80,17 @@ def promote_cmd(
     if sum(x is not None for x in (apply_id, split_id, skip_id)) + yes > 1:
         raise InputError("give one of --apply, --split, --skip, --yes")
     repos = 0
-    here = memory.layout.root
+    here = session.layout.root
     if shared:  # the team's review: incidents from two or more repositories count
-        team, memory = memory.shared_root(to)
-        memory = replace(memory, rules_file=rules_file.absolute()) if rules_file else memory
+        team, session = session.shared_root(to)
+        session = replace(session, rules_file=rules_file.absolute()) if rules_file else session
         min_dates, repos = min_dates or 2, 2
-    path = memory.rules_path
+    path = session.rules_path
     one = apply_id or split_id or skip_id
-    found = memory.candidates(role, min_dates, skipped=one is not None, min_repos=repos)
+    found = session.candidates(role, min_dates, skipped=one is not None, min_repos=repos)
     if split_id is not None or skip_id is not None:
         chosen_one = find_candidate(found, one or "")
-        decided = memory.split(chosen_one) if split_id is not None else memory.skip(chosen_one)
+        decided = session.split(chosen_one) if split_id is not None else session.skip(chosen_one)
         what = "split: its incidents will not be grouped together again" if split_id else "skipped until a new incident"
         if as_json:
             _print_json({"split" if split_id else "skipped": decided.to_dict()})
@@ -102,11 +102,11 @@ def promote_cmd(
     elif yes:
         chosen = [(c, None) for c in found]
     elif as_json:
-        rules = [memory.rule_report(r) for r in memory.rules(role)]
+        rules = [session.rule_report(r) for r in session.rules(role)]
         _print_json({"rules_file": str(path), "candidates": [c.to_dict() for c in found], "rules": rules})
         return
     elif interactive if interactive is not None else sys.stdin.isatty():
-        chosen = _review(memory, found)
+        chosen = _review(session, found)
     else:
         for c in found:
             print(f"{c.id} {c.role}: {c.count} incidents on {len(c.dates)} dates -> {c.rule().line()}")
@@ -116,7 +116,7 @@ def promote_cmd(
         then = f"`rolebook promote{' --shared' if shared else ''} --apply ID`, `--split ID`, `--skip ID` or `--yes`"
         print(f"{many}: {then}" if found else "nothing to promote")
         return
-    done = [memory.promote(c, t) for c, t in chosen]
+    done = [session.promote(c, t) for c, t in chosen]
     if as_json:
         _print_json(
             {"promoted": [{"rule": p.rule.id, "line": p.rule.line(), "left": p.result.count("promoted")} for p in done]}
@@ -135,7 +135,7 @@ def promote_cmd(
         print(f"{team}: agents read these rules when a project's CLAUDE.md or AGENTS.md imports them: {line}")
 
 
-def _review(memory: Session, found: list[Any]) -> list[tuple[Any, str | None]]:
+def _review(session: Session, found: list[Any]) -> list[tuple[Any, str | None]]:
     """Ask per candidate; split and skip are recorded at once, promotions returned."""
     chosen: list[tuple[Any, str | None]] = []
     print("p promote · e edit the rule · x split (not one mistake) · s skip until it recurs · n next · q quit")
@@ -150,20 +150,20 @@ def _review(memory: Session, found: list[Any]) -> list[tuple[Any, str | None]]:
         elif answer == "e":
             chosen.append((c, typer.prompt("  rule text", default=c.rule().text)))
         elif answer == "x":
-            memory.split(c)
+            session.split(c)
             print("  split: these incidents will not be grouped together again")
         elif answer == "s":
-            memory.skip(c)
+            session.skip(c)
             print("  skipped until a new incident joins it")
         elif answer == "q":
             break
     return chosen
 
 
-def _memory(ctx: typer.Context, rules_file: Path | None) -> Session:
+def _session(ctx: typer.Context, rules_file: Path | None) -> Session:
     """The session API, with the rules file --rules-file names if it does."""
-    memory = _globals(ctx).memory()
-    return replace(memory, rules_file=rules_file.absolute()) if rules_file else memory
+    session = _globals(ctx).session()
+    return replace(session, rules_file=rules_file.absolute()) if rules_file else session
 
 
 @app.command("rules")
@@ -179,11 +179,11 @@ def rules_cmd(
     \b
     Example:  rolebook rules --role designer
     """
-    memory = _memory(ctx, rules_file)
-    path = memory.rules_path
-    rules = memory.rules(role)
+    session = _session(ctx, rules_file)
+    path = session.rules_path
+    rules = session.rules(role)
     if as_json:
-        _print_json({"rules_file": str(path), "rules": [memory.rule_report(r) for r in rules]})
+        _print_json({"rules_file": str(path), "rules": [session.rule_report(r) for r in rules]})
         return
     for r in rules:
         print(f"{r.id} {r.role}: {r.text} (incidents {', '.join(r.incidents)})")
@@ -203,6 +203,6 @@ def demote_cmd(
     \b
     Example:  rolebook demote R3f9a1c
     """
-    memory = _memory(ctx, rules_file)
-    rule = memory.demote(rule_id)
-    print(f"{rule.role}: demoted {rule.id} from {memory.rules_path.name}: {rule.text}")
+    session = _session(ctx, rules_file)
+    rule = session.demote(rule_id)
+    print(f"{rule.role}: demoted {rule.id} from {session.rules_path.name}: {rule.text}")

@@ -99,7 +99,7 @@ def read_cmd(
     from .session_io import write_started
 
     g = _globals(ctx)
-    started = g.memory().start(role, task, budget)
+    started = g.session().start(role, task, budget)
     if started.found is not None:
         _search_warnings(started.found.warnings)
     if as_json:
@@ -179,7 +179,7 @@ def tidy_cmd(
     \b
     Example:  rolebook tidy --check      (in CI: fails when a notebook breaks its limits)
     """
-    results = _globals(ctx).memory().tidy(role, check)
+    results = _globals(ctx).session().tidy(role, check)
     _warn(*results)
     if as_json:
         _print_json([r.to_dict() for r in results])
@@ -218,7 +218,7 @@ def obsolete_cmd(
     \b
     Example:  rolebook obsolete coder "#3f9a1c"     or:  rolebook obsolete coder "node 16"
     """
-    result = _globals(ctx).memory().obsolete(role, selector)
+    result = _globals(ctx).session().obsolete(role, selector)
     _warn(result)
     if as_json:
         _print_json(result.to_dict())

@@ -20,8 +20,7 @@ from rolebook.notebook.model import is_role
 from rolebook.notebook.store import Layout
 
 if TYPE_CHECKING:
-    from rolebook.notebook.store import Writer
-    from rolebook.rules import Session
+    pass
 
 CONFIG_NAME = "rolebook.yaml"
 _KNOWN = {"version", "paths", "rules_file", "limits", "search", "promote", "shared_roots"}
@@ -270,47 +269,6 @@ def search_mode(config: Config) -> str | None:
     if env and env not in _MODES:
         raise ConfigError(f"ROLEBOOK_SEARCH_MODE is {env!r}: use keyword, semantic or hybrid")
     return env or config.mode
-
-
-def open_session(config: Config, writer: Writer | None = None) -> Session:
-    """The session API over this root, with the judgements and the search mode chosen
-    once, here, from the config and the environment (nothing below reads either).
-
-    With the semantic extra and a mode other than keyword, promotion and `store` dedup
-    judge by meaning too (the model loads only when a pair first needs it). Loading it
-    costs seconds, so the write that ends every session judges recurrence by meaning
-    only when the mode asks for semantic or hybrid outright.
-    """
-    from rolebook.notebook.search import semantic
-    from rolebook.rules import Judge, Session, keyword_same_mistake, meaning_judge
-
-    mode = search_mode(config)
-    model = os.environ.get("ROLEBOOK_MODEL") or config.model
-    review: Judge = keyword_same_mistake
-    dedup: Judge | None = None
-    if mode != "keyword" and (model or semantic.available()):
-        review = dedup = meaning_judge(model)
-    recurrence = review if mode in ("semantic", "hybrid") else keyword_same_mistake
-
-    def session(of: Config, shared: tuple[tuple[str, Session], ...] = ()) -> Session:
-        share = tuple(r.name for r in config.shared_roots if "mistakes" in r.share and r.name in dict(shared))
-        return Session(
-            of.layout,
-            of.limits,
-            of.rules_file,
-            writer,
-            mode,
-            model,
-            recurrence,
-            review,
-            dedup,
-            of.min_dates,
-            shared,
-            share,
-            config.root.name,
-        )
-
-    return session(config, tuple((r.name, session(c)) for r, c in shared_configs(config)))
 
 
 def shared_configs(config: Config) -> list[tuple[SharedRoot, Config]]:

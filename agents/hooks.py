@@ -45,7 +45,8 @@ def recall_text(root: Path | None, role: str | None, command: str, error: str) -
     """Past lessons matching a failed command and its error, within RECALL_BUDGET tokens."""
     from rolebook.notebook.search import render_hits
 
-    from .config import find_root, load_config, open_session
+    from .config import find_root, load_config
+    from .session import open_session
 
     config = load_config(root.absolute() if root else find_root())
     # keywords only, whatever the config says (`recall` asks for them): this runs on every
@@ -217,12 +218,10 @@ def stop(stdin: str, root: Path | None, role: str) -> str:
 
 def _notebook(root: Path | None, role: str) -> str:
     """What `read ROLE` prints: the notebook as it is, then its alerts."""
-    from rolebook.rules import Session
-
     from .config import find_root, load_config
+    from .session import open_session
 
-    config = load_config(root.absolute() if root else find_root())
-    started = Session(config.layout, config.limits, config.rules_file).start(role)
+    started = open_session(load_config(root.absolute() if root else find_root())).start(role)
     return started.render().decode("utf-8", errors="replace")
 
 

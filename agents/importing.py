@@ -23,9 +23,9 @@ from rolebook.notebook.store import (
     read_records,
     redact_value,
 )
-from rolebook.rules import Session
 
 from .importers import READERS, Item, Source
+from .session import Session
 
 
 @dataclass(slots=True)
@@ -99,7 +99,7 @@ class _Plan:
     keeps: list[Keep] = field(default_factory=list)
 
 
-def run(memory: Session, fmt: str, path: Path, role: str | None, dry_run: bool, skip_bad: bool) -> Report:
+def run(session: Session, fmt: str, path: Path, role: str | None, dry_run: bool, skip_bad: bool) -> Report:
     """Read, check and (unless a dry run, or bad lines without `skip_bad`) write.
 
     Raises:
@@ -109,16 +109,16 @@ def run(memory: Session, fmt: str, path: Path, role: str | None, dry_run: bool, 
     if not path.exists():
         raise InputError(f"{path}: no such file or folder")
     if fmt == "rolebook":
-        return _run_export(memory, path, role, dry_run, skip_bad)
+        return _run_export(session, path, role, dry_run, skip_bad)
     source = READERS[fmt](path)
     report = Report(fmt, path, dry_run, problems=[str(p) for p in source.problems], notes=source.notes)
     report.redacted = redact_value([[i.text, dict(i.fields)] for i in source.items])[1]
     plans = _plan(source, fmt, role)
     for name in plans:
-        check_scope(name, memory.who)
+        check_scope(name, session.who)
     if (report.problems and not skip_bad) or not plans:
         return report
-    layout = memory.layout
+    layout = session.layout
     for name, plan in sorted(plans.items()):
         rr = RoleReport(name)
         if dry_run:
@@ -130,11 +130,11 @@ def run(memory: Session, fmt: str, path: Path, role: str | None, dry_run: bool, 
             rr.already = len(ids) - rr.entries - rr.items
         else:
             if plan.entries:
-                result = memory.end(name, plan.entries, fields=plan.fields).result
+                result = session.end(name, plan.entries, fields=plan.fields).result
                 rr.entries, rr.pruned = len(result.added), result.count("pruned")
                 rr.already += len(result.duplicates)
             if plan.keeps:
-                records, already = keep(layout, name, plan.keeps, memory.who)
+                records, already = keep(layout, name, plan.keeps, session.who)
                 rr.items = len(records)
                 rr.already += already
         report.roles.append(rr)
@@ -172,7 +172,7 @@ def _keep(role: str, item: Item) -> Keep:
     return Keep(op, rid, item.section, item.date, item.text, item.tags, fields)
 
 
-def _run_export(memory: Session, path: Path, role: str | None, dry_run: bool, skip_bad: bool) -> Report:
+def _run_export(session: Session, path: Path, role: str | None, dry_run: bool, skip_bad: bool) -> Report:
     from rolebook.notebook import parse
     from rolebook.notebook.store import read_export, restore
 
@@ -187,7 +187,7 @@ def _run_export(memory: Session, path: Path, role: str | None, dry_run: bool, sk
             raise InputError(f"{path} holds no role {role!r} (it holds: {', '.join(roles) or 'none'})")
         roles = [role]
     for name in roles:
-        check_scope(name, memory.who)
+        check_scope(name, session.who)
     if (report.problems and not skip_bad) or dry_run:
         for name in roles:
             report.roles.append(RoleReport(name, items=len(bundle.lines.get(name, []))))
@@ -196,7 +196,7 @@ def _run_export(memory: Session, path: Path, role: str | None, dry_run: bool, sk
         return report
     for name in roles:
         text = bundle.notebooks.get(name)
-        done = restore(memory.layout, name, text, bundle.lines.get(name, []), memory.who)
+        done = restore(session.layout, name, text, bundle.lines.get(name, []), session.who)
         rr = RoleReport(name, items=done.appended, already=done.already)
         if done.notebook == "written":
             rr.notebook = "notebook restored"
@@ -204,7 +204,7 @@ def _run_export(memory: Session, path: Path, role: str | None, dry_run: bool, sk
             rr.entries = len(parse(text).entries())
         elif done.notebook == "merge":
             assert text is not None
-            result = memory.end(name, list(parse(text).entries())).result
+            result = session.end(name, list(parse(text).entries())).result
             rr.entries, rr.pruned = len(result.added), result.count("pruned")
             rr.already += len(result.duplicates)
             rr.notebook = "entries merged into the notebook there"

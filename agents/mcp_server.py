@@ -28,10 +28,10 @@ from pydantic import Field
 from rolebook import __version__
 from rolebook.notebook import InputError, RolebookError
 from rolebook.notebook.store import Writer, check_date, check_role, redactions
-from rolebook.rules import Session
 
-from .config import find_root, load_config, open_session
+from .config import find_root, load_config
 from .mcp_listing import instructions
+from .session import Session, open_session
 
 READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 WRITES = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
@@ -214,10 +214,10 @@ def build(root: Path | None = None, scope: str | None = None, session: str | Non
         ctx: Context[Any, Any] | None = None,
     ) -> CallToolResult:
         """Session end: add entries newest first; the limits prune the oldest to the archive."""
-        memory = await where.session(ctx)
+        session = await where.session(ctx)
         day = check_date(date) if date else dt.date.today().isoformat()
-        entries = memory.entries(day, mistakes=mistakes, learnings=learnings, feedback=feedback, session_log=log)
-        recorded = memory.end(who(role), entries, [*mistakes, *learnings, *feedback, *log])
+        entries = session.entries(day, mistakes=mistakes, learnings=learnings, feedback=feedback, session_log=log)
+        recorded = session.end(who(role), entries, [*mistakes, *learnings, *feedback, *log])
         kinds = list(recorded.redacted)
         lines = recorded.lines() + ([f"redacted before writing: {', '.join(kinds)}"] if kinds else [])
         lines += [f"warning: {w}" for w in (*recorded.result.warnings, *recorded.warnings)]
@@ -319,9 +319,9 @@ def build(root: Path | None = None, scope: str | None = None, session: str | Non
         ctx: Context[Any, Any] | None = None,
     ) -> CallToolResult:
         """Mistakes that keep coming back, as proposed rules (the structured content has them all)."""
-        memory = await where.session(ctx)
-        found = memory.candidates(role, min_dates)
-        rules = [memory.rule_report(r) for r in memory.rules(role)]
+        session = await where.session(ctx)
+        found = session.candidates(role, min_dates)
+        rules = [session.rule_report(r) for r in session.rules(role)]
         lines = [f"{c.id} {c.role}: {c.count} incidents on {len(c.dates)} dates -> {c.rule().line()}" for c in found]
         around = {"total": len(found), "rules": rules}
         text, shown = _fit(lines, [c.to_dict() for c in found], budget, "candidates", around=around)
@@ -343,14 +343,14 @@ def build(root: Path | None = None, scope: str | None = None, session: str | Non
     ) -> CallToolResult:
         """Promote one candidate (a rule line in the rules file; its notebook entries leave as
         promoted), or split or skip it."""
-        memory = await where.session(ctx)
+        session = await where.session(ctx)
         if action != "promote":
             if text is not None:
                 raise InputError("text goes with action promote")
-            decided = memory.split(id) if action == "split" else memory.skip(id)
+            decided = session.split(id) if action == "split" else session.skip(id)
             said = "split: never grouped together again" if action == "split" else "skipped until a new incident"
             return _result(f"{decided.id} {decided.role}: {said}", {action: decided.to_dict()})
-        done = memory.promote(id, text)
+        done = session.promote(id, text)
         return _result(
             f"{done.rule.role}: promoted {done.rule.id}: {done.rule.line()}",
             {"rule": done.rule.id, "line": done.rule.line(), "left": done.result.count("promoted")},

@@ -18,17 +18,16 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from rolebook.notebook import Entry
     from rolebook.notebook.store import Writer
-    from rolebook.rules import Started
+
+    from .session import Started
 
 
 def run_read(root: Path | None, role: str, as_json: bool) -> int:
     """Print a role's notebook as it is on disk, then its alerts. Returns the exit code."""
-    from rolebook.rules import Session
-
     from .config import find_root, load_config
+    from .session import open_session
 
-    config = load_config(root.absolute() if root else find_root())
-    started = Session(config.layout, config.limits, config.rules_file).start(role)
+    started = open_session(load_config(root.absolute() if root else find_root())).start(role)
     if as_json:
         sys.stdout.write(json.dumps(started.to_dict(), ensure_ascii=False, indent=2) + "\n")
     else:
@@ -62,14 +61,15 @@ def run_update(
     from rolebook.notebook import InputError
     from rolebook.notebook.store import check_date
 
-    from .config import find_root, load_config, open_session
+    from .config import find_root, load_config
+    from .session import open_session
 
-    memory = open_session(load_config(root.absolute() if root else find_root()), writer)
+    session = open_session(load_config(root.absolute() if root else find_root()), writer)
     day = check_date(date) if date is not None else dt.date.today().isoformat()
-    entries = memory.entries(day, **texts) + snippet[0]
+    entries = session.entries(day, **texts) + snippet[0]
     if not entries:
         raise InputError("nothing to add: give --mistake, --learning, --feedback, --log or --from FILE")
-    recorded = memory.end(role, entries, [*(t for ts in texts.values() for t in ts), snippet[1]])
+    recorded = session.end(role, entries, [*(t for ts in texts.values() for t in ts), snippet[1]])
     result = recorded.result
     for warning in (*result.warnings, *recorded.warnings):
         sys.stderr.write(f"rolebook: warning: {warning}\n")

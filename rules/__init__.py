@@ -1,5 +1,5 @@
 """rolebook.rules: similarity of mistakes, recurrence, promotion, the rules-file block,
-and the session API the agents layer calls (`Session`).
+the rules layer's face for the session API above it.
 
 Imports `rolebook.notebook` only. `__all__` is what the agents layer uses, and it
 imports it from here.
@@ -11,39 +11,62 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # what type checkers see; at run time each name loads on first use
-    from .block import list_rules
-    from .grouping import find_candidate, groups
-    from .ledger import mistakes_of
-    from .session import Session, Started
+    from .block import Rule, list_rules
+    from .grouping import Candidate, candidates, find_candidate, groups
+    from .ledger import groups_of, mistakes_of
+    from .promotion import Promotion, apply, decide, demote, finish_promotions
+    from .recurrence import recurrence_hook
     from .similarity import Judge, keyword_same_mistake, meaning_judge
-    from .violations import find_violations
+    from .violations import find_violations, refresh_alerts, rule_report, violation_line
 
 # Loaded on first use, so that importing one name (the read path does) does not import
 # every module of the package.
 _WHERE = {
+    "Rule": "block",
     "list_rules": "block",
+    "Candidate": "grouping",
+    "candidates": "grouping",
     "find_candidate": "grouping",
     "groups": "grouping",
+    "groups_of": "ledger",
     "mistakes_of": "ledger",
-    "Session": "session",
-    "Started": "session",
+    "Promotion": "promotion",
+    "apply": "promotion",
+    "decide": "promotion",
+    "demote": "promotion",
+    "finish_promotions": "promotion",
+    "recurrence_hook": "recurrence",
     "Judge": "similarity",
     "keyword_same_mistake": "similarity",
     "meaning_judge": "similarity",
     "find_violations": "violations",
+    "refresh_alerts": "violations",
+    "rule_report": "violations",
+    "violation_line": "violations",
 }
 
 __all__ = [
+    "Candidate",
     "Judge",
-    "Session",
-    "Started",
+    "Promotion",
+    "Rule",
+    "apply",
+    "candidates",
+    "decide",
+    "demote",
     "find_candidate",
     "find_violations",
+    "finish_promotions",
     "groups",
+    "groups_of",
     "keyword_same_mistake",
     "list_rules",
     "meaning_judge",
     "mistakes_of",
+    "recurrence_hook",
+    "refresh_alerts",
+    "rule_report",
+    "violation_line",
 ]
 
 

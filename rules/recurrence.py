@@ -19,7 +19,7 @@ from . import ledger
 from .similarity import Judge
 
 
-def recurrence(same: Judge) -> Recur:
+def recurrence_hook(same: Judge) -> Recur:
     """The hook `update` journals new mistakes through, judging "the same mistake" by `same`."""
 
     def recur(index: Index, record: Recorder, change: Change, new: Entry, extra: Mapping[str, Any]) -> Entry:

@@ -29,7 +29,7 @@ from rolebook.notebook.markdown import parse
 from rolebook.notebook.model import entry_id
 from rolebook.notebook.search.query import Query
 from rolebook.notebook.search.retrieval import search
-from rolebook.rules.session import Session
+from rolebook.agents.session import Session
 from rolebook.rules.grouping import candidates
 from rolebook.rules.promotion import apply
 

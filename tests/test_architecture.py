@@ -101,6 +101,8 @@ def test_upper_rooms_import_lower_ones_through_their_faces_and_only_what_they_de
     for face in FACES:
         declared = set(importlib.import_module(f"rolebook.{face}").__all__)
         assert used[face] == declared, f"rolebook.{face}.__all__ is not what the rooms above import"
+        # a submodule of that name, once imported, would shadow the name on the package
+        assert not {n for n in declared if f"{face}.{n}" in modules}, f"rolebook.{face} exports a module's name"
 
 
 def test_the_public_api_of_the_notebook_is_short_and_importable() -> None:

@@ -17,12 +17,12 @@ from rolebook.notebook.store.intake import new_entry
 from rolebook.notebook.store.journal import Writer
 from rolebook.notebook.store.layout import Layout
 from rolebook.rules.grouping import candidates
-from rolebook.rules.recurrence import recurrence
+from rolebook.rules.recurrence import recurrence_hook
 from rolebook.rules.similarity import keyword_same_mistake
 from typer.testing import CliRunner
 
 runner = CliRunner()
-same_mistake = recurrence(keyword_same_mistake)
+same_mistake = recurrence_hook(keyword_same_mistake)
 WORDINGS = [
     ("2026-02-05", "floating speech bubble broke the die-cut"),
     ("2026-03-01", "speech bubble floating off the sticker broke the die cut"),

@@ -10,11 +10,13 @@ the judgement and the search mode as values. The CLI, the MCP server, the hooks 
 importers translate their arguments into these calls and render what comes back; none
 of them holds policy of its own, so a fix here reaches every one of them.
 
-Modules below are imported inside the calls: `start` without a task is the hot path.
+Build one with `open_session(config, writer)`: the one way, for every adapter. Modules
+below are imported inside the calls: `start` without a task is the hot path.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,17 +24,15 @@ from typing import TYPE_CHECKING, Any
 
 from rolebook.notebook import Limits
 from rolebook.notebook.store import Layout, check_role
-
-from .similarity import Judge, keyword_same_mistake
+from rolebook.rules import Judge, keyword_same_mistake
 
 if TYPE_CHECKING:
     from rolebook.notebook import Entry
     from rolebook.notebook.search import Query, SearchResult
     from rolebook.notebook.store import ArchiveRecord, ReadResult, Shared, StoreResult, Writer, WriteResult
+    from rolebook.rules import Candidate, Promotion, Rule
 
-    from .block import Rule
-    from .grouping import Candidate
-    from .promotion import Promotion
+    from .config import Config
 
 #: How many archive hits `start` looks at for a task before the budget cuts them.
 TASK_HITS = 10
@@ -100,7 +100,7 @@ class Recorded:
 
     def lines(self) -> list[str]:
         """The summary line, then one line per violation."""
-        from .violations import violation_line
+        from rolebook.rules import violation_line
 
         role = self.result.role
         return [self.result.summary()] + [
@@ -200,15 +200,12 @@ class Session:
 
         from rolebook.notebook import InputError, RolebookError
         from rolebook.notebook.store import Index, redactions, update
-
-        from . import ledger
-        from .recurrence import recurrence
-        from .violations import find_violations, refresh_alerts
+        from rolebook.rules import find_violations, groups_of, recurrence_hook, refresh_alerts
 
         check_role(role)
         if not entries:
             raise InputError("nothing to add: no mistake, learning, feedback or session log entry was given")
-        result = update(self.layout, role, entries, self.limits, self.who, recurrence(self.recurrence), fields)
+        result = update(self.layout, role, entries, self.limits, self.who, recurrence_hook(self.recurrence), fields)
         new = [(e.id(role), e.text) for e in result.added if e.section == "mistakes"]
         # the entries are written: from here on a problem is a warning, never a failure
         # (an agent told "error" would write them again, in other words)
@@ -222,7 +219,7 @@ class Session:
             touched: set[str] = set()
             if new:
                 with Index(self.layout) as index:
-                    touched = set(ledger.groups_of(index, role, [mid for mid, _ in new]).values())
+                    touched = set(groups_of(index, role, [mid for mid, _ in new]).values())
             refresh_alerts(
                 self.layout, self.rules_path, role, touched=touched, min_dates=self.min_dates, same=self.recurrence
             )
@@ -252,8 +249,7 @@ class Session:
         """Apply the limits to notebooks edited by hand (every role's by default); with
         `check`, say what would be pruned and write nothing."""
         from rolebook.notebook.store import tidy, tidy_check
-
-        from .violations import refresh_alerts
+        from rolebook.rules import refresh_alerts
 
         roles = [check_role(role)] if role else self.layout.roles()
         if check:
@@ -268,8 +264,7 @@ class Session:
     def obsolete(self, role: str, selector: str) -> WriteResult:
         """Retire one active entry (by `#id` prefix or words of its text), archived as obsolete."""
         from rolebook.notebook.store import obsolete
-
-        from .violations import refresh_alerts
+        from rolebook.rules import refresh_alerts
 
         result = obsolete(self.layout, check_role(role), selector, self.limits, self.who)
         refresh_alerts(
@@ -387,9 +382,7 @@ class Session:
         """Mistakes that came back on at least `min_dates` dates (default: the config's),
         from at least `min_repos` repositories (in a shared root), not a rule yet, and not
         skipped since their last incident (unless `skipped`)."""
-        from .grouping import candidates
-        from .promotion import finish_promotions
-        from .violations import refresh_alerts
+        from rolebook.rules import candidates, finish_promotions, refresh_alerts
 
         for rule in finish_promotions(
             self.layout, self.rules_path, [check_role(role)] if role else self.layout.roles()
@@ -407,8 +400,7 @@ class Session:
         Raises:
             NoMatch: no candidate has that id. InputError: several do, or the text is empty.
         """
-        from .grouping import find_candidate
-        from .promotion import apply
+        from rolebook.rules import apply, find_candidate
 
         if isinstance(candidate, str):
             candidate = find_candidate(self.candidates(skipped=True), candidate)
@@ -424,9 +416,7 @@ class Session:
         return self._decide(candidate, "skipped")
 
     def _decide(self, candidate: Candidate | str, op: str) -> Candidate:
-        from .grouping import find_candidate
-        from .promotion import decide
-        from .violations import refresh_alerts
+        from rolebook.rules import decide, find_candidate, refresh_alerts
 
         if isinstance(candidate, str):
             candidate = find_candidate(self.candidates(skipped=True), candidate)
@@ -436,17 +426,60 @@ class Session:
 
     def demote(self, key: str) -> Rule:
         """Take a rule out of the rules file; the archive keeps it as demoted."""
-        from .promotion import demote
+        from rolebook.rules import demote
 
         return demote(self.layout, self.rules_path, key, self.who, self.recurrence, self.min_dates)
 
     def rules(self, role: str | None = None) -> list[Rule]:
-        from .block import list_rules
+        from rolebook.rules import list_rules
 
         return list_rules(self.rules_path, check_role(role) if role else None)
 
     def rule_report(self, rule: Rule) -> dict[str, Any]:
         """A rule with the day it was promoted and how many mistakes broke it since."""
-        from .violations import rule_report
+        from rolebook.rules import rule_report
 
         return rule_report(self.layout, self.rules_path, rule, self.review)
+
+
+def open_session(config: Config, writer: Writer | None = None) -> Session:
+    """The session API over this root, with the judgements and the search mode chosen
+    once, here, from the config and the environment (nothing below reads either).
+
+    With the semantic extra and a mode other than keyword, promotion and `store` dedup
+    judge by meaning too (the model loads only when a pair first needs it). Loading it
+    costs seconds, so the write that ends every session judges recurrence by meaning
+    only when the mode asks for semantic or hybrid outright.
+    """
+    from rolebook.notebook.search import semantic
+    from rolebook.rules import meaning_judge
+
+    from .config import search_mode, shared_configs
+
+    mode = search_mode(config)
+    model = os.environ.get("ROLEBOOK_MODEL") or config.model
+    review: Judge = keyword_same_mistake
+    dedup: Judge | None = None
+    if mode != "keyword" and (model or semantic.available()):
+        review = dedup = meaning_judge(model)
+    recurrence = review if mode in ("semantic", "hybrid") else keyword_same_mistake
+
+    def session(of: Config, shared: tuple[tuple[str, Session], ...] = ()) -> Session:
+        share = tuple(r.name for r in config.shared_roots if "mistakes" in r.share and r.name in dict(shared))
+        return Session(
+            of.layout,
+            of.limits,
+            of.rules_file,
+            writer,
+            mode,
+            model,
+            recurrence,
+            review,
+            dedup,
+            of.min_dates,
+            shared,
+            share,
+            config.root.name,
+        )
+
+    return session(config, tuple((r.name, session(c)) for r, c in shared_configs(config)))
