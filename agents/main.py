@@ -156,7 +156,7 @@ def _fast_mcp(args: list[str]) -> int | None:
     session = given.get("--session") or os.environ.get("ROLEBOOK_SESSION") or None
     from rolebook.notebook.store import check_role
 
-    from .mcp_front import serve
+    from .mcp.front import serve
 
     try:
         return serve(Path(root) if root else None, check_role(scope) if scope else None, session)

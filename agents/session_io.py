@@ -3,7 +3,7 @@ start (`rolebook read`, the session-start hook: the notebook's bytes as they are
 alerts, the task hits) and the end (`rolebook update`: one summary line).
 
 main.py answers the plain forms of both without typer (it costs about five bare
-interpreter start-ups); the typer commands in cli_session.py call the same functions.
+interpreter start-ups); the typer commands in cli/notebooks.py call the same functions.
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ import anyio
 import mcp.types as t
 import pytest
 from mcp import Client, StdioServerParameters
-from rolebook.agents.mcp_server import build
+from rolebook.agents.mcp.server import build
 from rolebook.notebook.markdown import parse
 from rolebook.notebook.store.archive import ArchiveRecord, read_records
 from rolebook.notebook.store.layout import Layout
@@ -287,7 +287,7 @@ def test_the_cli_and_mcp_word_every_next_step() -> None:
 
 
 def test_the_instructions_name_tools_and_parameters_not_cli_flags() -> None:
-    from rolebook.agents.mcp_server import instructions
+    from rolebook.agents.mcp.server import instructions
 
     for role in ("coder", None):
         said = instructions(role)
@@ -307,7 +307,7 @@ def test_an_unscoped_server_asks_which_role(tmp_path: Path) -> None:
 def test_a_client_that_never_answers_roots_does_not_hang_calls_and_is_asked_once(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from rolebook.agents import mcp_server
+    from rolebook.agents.mcp import server as mcp_server
 
     monkeypatch.setattr(mcp_server, "ROOTS_TIMEOUT", 0.5)
     asked = []

@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
-from rolebook.agents import mcp_listing
-from rolebook.agents.mcp_front import Front
-from rolebook.agents.mcp_listing import instructions
+from rolebook.agents.mcp import listing as mcp_listing
+from rolebook.agents.mcp.front import Front
+from rolebook.agents.mcp.listing import instructions
 
 ROLEBOOK = str(Path(sys.executable).parent / "rolebook")
 
@@ -50,7 +50,7 @@ def test_the_front_answers_the_handshake_and_listings_without_importing_the_sdk(
     lines += request(2, "tools/call", {"name": "search", "arguments": {"query": "x"}})
     code = (
         "import io, sys\n"
-        "from rolebook.agents.mcp_front import Front\n"
+        "from rolebook.agents.mcp.front import Front\n"
         f"front = Front('coder', io.BytesIO({lines.encode()!r}), io.BytesIO())\n"
         "front.read()\n"
         "assert not [m for m in sys.modules if m == 'mcp' or m.startswith(('mcp.', 'pydantic'))], 'imported'\n"

@@ -170,7 +170,7 @@ def test_the_mcp_search_tool_shows_shared_hits_with_their_origin_and_can_leave_t
     import anyio
     import mcp.types as t
     from mcp import Client
-    from rolebook.agents.mcp_server import build
+    from rolebook.agents.mcp.server import build
 
     ok(team["app1"], "update", "coder", "-l", "npm ci fails with EACCES on a root-owned checkout; chown it first")
     ok(team["app1"], "share", first_id(team["app1"], "EACCES"))

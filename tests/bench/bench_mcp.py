@@ -68,7 +68,7 @@ def bare() -> float:
 
 async def measure(root: str, calls: int) -> None:
     exe = str(Path(sys.executable).parent / "rolebook")
-    sdk_only = [sys.executable, "-c", "from rolebook.agents.mcp_server import run; run(None, None, None)"]
+    sdk_only = [sys.executable, "-c", "from rolebook.agents.mcp.server import run; run(None, None, None)"]
     rows = [(bare(), spawn_times([exe, "--root", root, "mcp"]), spawn_times(sdk_only)) for _ in range(11)]
     base = statistics.median(r[0] for r in rows) * 1000
     for name, n in (("rolebook mcp", 1), ("the SDK server alone", 2)):

@@ -1,7 +1,7 @@
 # ruff: noqa: E501  (the data below is the SDK's JSON as it is)
-"""What the SDK server answers to the handshake and the listings, for `mcp_front`.
+"""What the SDK server answers to the handshake and the listings, for `front.py`.
 
-Generated from the real server (`python agents/mcp_listing.py` in a checkout rewrites
+Generated from the real server (`python agents/mcp/listing.py` in a checkout rewrites
 the data below); tests/agents/test_mcp_front.py fails when it differs from what the
 installed SDK answers, so a change to a tool or the SDK cannot go unnoticed.
 """
@@ -595,7 +595,7 @@ def sdk_answers(version: str) -> dict[str, Any]:
     import sys
     import tempfile
 
-    code = "from rolebook.agents.mcp_server import run; run(None, None, None)"
+    code = "from rolebook.agents.mcp.server import run; run(None, None, None)"
     requests = [
         {
             "jsonrpc": "2.0",

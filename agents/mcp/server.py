@@ -29,9 +29,9 @@ from rolebook import __version__
 from rolebook.notebook import InputError, RolebookError
 from rolebook.notebook.store import Writer, check_date, check_role, redactions
 
-from .config import find_root, load_config
-from .mcp_listing import instructions
-from .session import Session, open_session
+from ..config import find_root, load_config
+from ..session import Session, open_session
+from .listing import instructions
 
 READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 WRITES = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
@@ -379,7 +379,7 @@ def build(root: Path | None = None, scope: str | None = None, session: str | Non
 
 def run(root: Path | None, scope: str | None, session: str | None) -> None:
     """Serve over stdio with the SDK alone, until the client hangs up (`rolebook mcp`
-    answers the handshake first: `mcp_front.serve`)."""
+    answers the handshake first: `front.serve`)."""
     build(root, scope, session).run("stdio")
 
 

@@ -3,7 +3,7 @@
 Importing the MCP SDK takes most of a second, and some agent CLIs (Codex) send their
 first model request without waiting for a slow server: the rolebook tools are then
 missing from it. So the process answers `initialize` and the listings (`tools/list`,
-`prompts/list`, `resources/list`, `resources/templates/list`) from `mcp_listing.py`, a
+`prompts/list`, `resources/list`, `resources/templates/list`) from `listing.py`, a
 copy of what the SDK server answers (a test keeps them equal), while the main thread
 imports the SDK. Then the SDK server takes over the connection: the `initialize`
 request (and whatever came after it, unanswered) is replayed to it in order, and its
@@ -92,7 +92,7 @@ class Front:
 
     def _answer(self, line: bytes) -> bool:
         """Answer a line here if the front can; whether it did (the line is not kept)."""
-        from .mcp_listing import HANDSHAKE_VERSIONS, INITIALIZE, LISTINGS, instructions
+        from .listing import HANDSHAKE_VERSIONS, INITIALIZE, LISTINGS, instructions
 
         try:
             message = json.loads(line)
@@ -128,7 +128,7 @@ def serve(root: Path | None, scope: str | None, session: str | None) -> int:
     """Serve MCP over stdio: the front answers while the SDK loads, then hands over."""
     front = Front(scope, sys.stdin.buffer, sys.stdout.buffer)
     threading.Thread(target=front.read, name="rolebook-mcp-front", daemon=True).start()
-    from .mcp_server import build, serve_streams  # the SDK: most of a second
+    from .server import build, serve_streams  # the SDK: most of a second
 
     server = build(root, scope, session)
     read_end, write_end = os.pipe()

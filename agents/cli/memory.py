@@ -9,7 +9,7 @@ import typer
 from rolebook.notebook import InputError
 from rolebook.notebook.store import check_role
 
-from .cli_app import JsonOpt, _errors, _globals, _print_json, _say_redacted, _search_warnings, app
+from .app import JsonOpt, _errors, _globals, _print_json, _say_redacted, _search_warnings, app
 
 
 def _dates(since: str | None, until: str | None) -> tuple[str | None, str | None]:

@@ -2,16 +2,16 @@
 session API (`rolebook.agents.session`), and prints the result.
 
 This module is the one registration point: it imports every command module, each of
-which adds its commands to the app in `cli_app.py`.
+which adds its commands to the app in `app.py`.
 """
 
 from __future__ import annotations
 
-from . import cli_agents, cli_data, cli_memory, cli_rules, cli_session
-from .cli_app import app
+from . import agents, data, memory, notebooks, rules
+from .app import app
 
 __all__ = ["app", "run"]
-_COMMANDS = (cli_agents, cli_data, cli_memory, cli_rules, cli_session)
+_COMMANDS = (agents, data, memory, notebooks, rules)
 
 
 def run(args: list[str]) -> int:

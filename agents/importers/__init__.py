@@ -12,9 +12,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from .import_common import Item, Problem, Source
-from .import_logs import read_agent_knowledge, read_mcp_memory, read_memcache, read_xmem
-from .import_notes import read_cerebro, read_markdown
+from .common import Item, Problem, Source
+from .logs import read_agent_knowledge, read_mcp_memory, read_memcache, read_xmem
+from .notes import read_cerebro, read_markdown
 
 READERS: dict[str, Callable[[Path], Source]] = {
     "cerebro": read_cerebro,

@@ -1,6 +1,6 @@
 """What every reader of another tool's memory makes: `Item`s and `Problem`s in a
 `Source`, and the checks they share (`rolebook import`; the readers are in
-import_logs.py and import_notes.py, listed in importers.py)."""
+logs.py and notes.py, listed in this package's __init__)."""
 
 from __future__ import annotations
 

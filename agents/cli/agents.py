@@ -9,8 +9,8 @@ from typing import Annotated, Any
 import typer
 from rolebook.notebook.store import check_role
 
-from .cli_app import JsonOpt, _errors, _globals, _print_json, app
-from .config import find_root, load_config
+from ..config import find_root, load_config
+from .app import JsonOpt, _errors, _globals, _print_json, app
 
 AgentOpt = Annotated[
     str | None,
@@ -34,7 +34,7 @@ def recall_cmd(
     \b
     Example:  rolebook recall --command "npm ci" --error "EACCES: permission denied"
     """
-    from .hooks import run as run_hook
+    from ..hooks import run as run_hook
 
     g = _globals(ctx)
     options = {"root": g.root, "role": role, "command": command, "error": error, "agent": agent}
@@ -55,7 +55,7 @@ def hook_cmd(
     \b
     Example (Claude Code SessionStart):  rolebook hook session-start --role coder
     """
-    from .hooks import run as run_hook
+    from ..hooks import run as run_hook
 
     g = _globals(ctx)
     raise typer.Exit(run_hook(event, {"root": g.root, "role": role, "agent": agent}))
@@ -77,7 +77,7 @@ def integrate_cmd(
     \b
     Example:  rolebook integrate claude --role coder
     """
-    from .integrations import apply, plan
+    from ..integrations import apply, plan
 
     g = _globals(ctx)
     root = g.root.absolute() if g.root else find_root()
@@ -111,7 +111,7 @@ _RULES_FILES = {
 
 def _team_rules_lines(agent: str, config: Any) -> list[str]:
     """For each shared root, the line that makes this agent CLI read its team rules."""
-    from .config import shared_configs
+    from ..config import shared_configs
 
     out = []
     name, imports = _RULES_FILES.get(agent, ("AGENTS.md", False))
@@ -135,7 +135,7 @@ def merge_driver_cmd(
     pathname: Annotated[str | None, typer.Argument(help="%P: the notebook's path.")] = None,
 ) -> None:
     """git's merge driver for notebooks (init registers it): entries merged by id, caps re-applied."""
-    from .merge import run as merge
+    from ..merge import run as merge
 
     raise typer.Exit(merge(base, ours, theirs, pathname))
 
@@ -152,7 +152,7 @@ def mcp_cmd(ctx: typer.Context) -> None:
     \b
     Example (Claude Code):  claude mcp add rolebook -- rolebook mcp
     """
-    from .mcp_front import serve
+    from ..mcp.front import serve
 
     g = _globals(ctx)
     serve(g.root, check_role(g.as_role) if g.as_role else None, g.session_id)

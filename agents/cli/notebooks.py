@@ -13,10 +13,10 @@ from rolebook.notebook.store import check_role
 if TYPE_CHECKING:
     from rolebook.notebook import Entry
 
-    from .integrations import Planned
+    from ..integrations import Planned
 
-from .cli_app import JsonOpt, _errors, _globals, _print_json, _read_input, _search_warnings, _warn, app
-from .config import find_root
+from ..config import find_root
+from .app import JsonOpt, _errors, _globals, _print_json, _read_input, _search_warnings, _warn, app
 
 
 @app.command("init")
@@ -42,13 +42,13 @@ def init_cmd(
     \b
     Example:  rolebook init coder --agent claude
     """
-    from .scaffold import init
+    from ..scaffold import init
 
     g = _globals(ctx)
     root = g.root.absolute() if g.root else find_root()
     edits: list[Planned] = []
     if agent is not None:  # planned before anything is written: a file it cannot edit stops both
-        from .integrations import AGENTS, plan
+        from ..integrations import AGENTS, plan
 
         if agent not in AGENTS:
             raise InputError(f"unknown agent {agent!r} (one of: {', '.join(AGENTS)})")
@@ -60,7 +60,7 @@ def init_cmd(
     result = init(root, roles or [])
     planned: list[Planned] = []
     if edits:
-        from .integrations import apply
+        from ..integrations import apply
 
         planned = apply(edits)
     if as_json:
@@ -96,7 +96,7 @@ def read_cmd(
     \b
     Example:  rolebook read coder --task "fix the npm install in CI"
     """
-    from .session_io import write_started
+    from ..session_io import write_started
 
     g = _globals(ctx)
     started = g.session().start(role, task, budget)
@@ -142,7 +142,7 @@ def update_cmd(
     """
     from rolebook.notebook.store import check_date, parse_snippet
 
-    from .session_io import run_update
+    from ..session_io import run_update
 
     g = _globals(ctx)
     snippet: tuple[list[Entry], str] = ([], "")

@@ -24,8 +24,8 @@ from rolebook.notebook.store import (
     redact_value,
 )
 
-from .importers import READERS, Item, Source
-from .session import Session
+from ..session import Session
+from . import READERS, Item, Source
 
 
 @dataclass(slots=True)

@@ -17,11 +17,11 @@ import typer
 from rolebook.notebook import InputError, RolebookError
 from rolebook.notebook.store import Writer, WriteResult, check_role
 
-from .config import Config, find_root, load_config
-from .session import open_session
+from ..config import Config, find_root, load_config
+from ..session import open_session
 
 if TYPE_CHECKING:
-    from .session import Session
+    from ..session import Session
 
 app = typer.Typer(
     name="rolebook",

@@ -11,10 +11,10 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 from rolebook.notebook import InputError
 
-from .cli_app import JsonOpt, _errors, _globals, _print_json, app
+from .app import JsonOpt, _errors, _globals, _print_json, app
 
 if TYPE_CHECKING:
-    from .session import Session
+    from ..session import Session
 
 RulesFileOpt = Annotated[
     Path | None, typer.Option("--rules-file", help="The rules file (default: rules_file in rolebook.yaml, CLAUDE.md).")

@@ -11,7 +11,7 @@ from rolebook.notebook import InputError
 from rolebook.notebook.model import is_role
 from rolebook.notebook.store import EVENT_TYPES, MAX_ENTRY_CHARS, derive_ctx_hash, parse_outcome
 
-from .import_common import (
+from .common import (
     BadRecord,
     Item,
     Source,

@@ -11,7 +11,7 @@ import typer
 from rolebook.notebook import InputError
 from rolebook.notebook.store import check_role
 
-from .cli_app import JsonOpt, _errors, _globals, _print_json, app
+from .app import JsonOpt, _errors, _globals, _print_json, app
 
 FORMATS = ("cerebro", "xmem", "agent-knowledge", "memcache", "mcp-memory", "markdown", "rolebook")
 _SHOWN = 20
@@ -52,7 +52,7 @@ def import_cmd(
     \b
     Example:  rolebook import xmem ~/.xmem/data --role coder --dry-run
     """
-    from . import importing
+    from ..importers import run as importing
 
     if fmt not in FORMATS:
         raise InputError(f"unknown format {fmt!r} (one of: {', '.join(FORMATS)})")
@@ -108,7 +108,7 @@ def export_cmd(
     from rolebook import __version__
     from rolebook.notebook.store import export_lines
 
-    from .importing import export_markdown
+    from ..importers.run import export_markdown
 
     if fmt not in ("jsonl", "markdown"):
         raise InputError(f"unknown export format {fmt!r} (jsonl or markdown)")
@@ -146,7 +146,7 @@ def stats_cmd(
     """
     from rolebook.notebook.store import index_state
 
-    from .stats import render, role_stats
+    from ..stats import render, role_stats
 
     g = _globals(ctx)
     config = g.config()

@@ -14,7 +14,7 @@ from rolebook.notebook.markdown import split_lines
 from rolebook.notebook.model import count_lines, is_role
 from rolebook.notebook.store import MAX_ENTRY_CHARS
 
-from .import_common import (
+from .common import (
     BadRecord,
     Item,
     Problem,
