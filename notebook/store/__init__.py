@@ -17,8 +17,7 @@ if TYPE_CHECKING:  # what type checkers see; at run time each name loads on firs
     from .doctor import diagnose, index_state
     from .exchange import MAX_RECORD_BYTES, export_lines, read_export
     from .fsutil import atomic_write, role_lock
-    from .index import Index, rebuilt_on_failure, refresh
-    from .index_sql import TOKENIZER
+    from .index import TOKENIZER, Index, rebuilt_on_failure, refresh
     from .intake import MAX_ENTRY_CHARS, check_date, check_text, new_entry, parse_snippet
     from .journal import Change, Recorder, Writer, WriteResult, append, check_scope, transact
     from .layout import Layout, check_role
@@ -58,7 +57,7 @@ _WHERE = {
     "Index": "index",
     "rebuilt_on_failure": "index",
     "refresh": "index",
-    "TOKENIZER": "index_sql",
+    "TOKENIZER": "index",
     "MAX_ENTRY_CHARS": "intake",
     "check_date": "intake",
     "check_text": "intake",

@@ -13,21 +13,21 @@ from __future__ import annotations
 
 import contextlib
 import json
-import re
 import sqlite3
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
-from .. import progress
-from ..errors import InputError, StorageError
-from ..model import Entry
-from .archive import ArchiveRecord, MalformedLine, read_lines
-from .index_sql import SCHEMA, SCHEMA_VERSION, TOKENIZER, UPSERT
-from .layout import Layout
+from ... import progress
+from ...errors import InputError, StorageError
+from ...model import Entry
+from ..archive import MalformedLine, read_lines
+from ..layout import Layout
+from .documents import doc_row, search_text
+from .schema import SCHEMA, SCHEMA_VERSION, UPSERT
 
-__all__ = ["SCHEMA_VERSION", "TOKENIZER", "EntryState", "Index", "identifier_words", "rebuilt_on_failure", "refresh"]
+__all__ = ["EntryState", "Index", "rebuilt_on_failure", "refresh"]
 _PROBE = 256  # bytes compared at the start and just before the offset
 
 
@@ -166,7 +166,7 @@ class Index:
                 if isinstance(item, MalformedLine):
                     bad.append(item)
                 else:
-                    rows.append(_doc_row(role, item, raw, outcomes))
+                    rows.append(doc_row(role, item, raw, outcomes))
                     if isinstance(item.extra.get("group"), str):
                         groups.append((role, item.id, item.extra["group"]))
                 if len(rows) >= 5000:
@@ -206,7 +206,7 @@ class Index:
             db.execute("DELETE FROM active WHERE role=?", (role,))
             db.execute("DELETE FROM docs WHERE role=? AND journalled=0", (role,))
             for e in entries:
-                eid, search = e.id(role), _search_text(e.section, text=e.text)
+                eid, search = e.id(role), search_text(e.section, text=e.text)
                 db.execute("INSERT OR IGNORE INTO active VALUES (?,?)", (role, eid))
                 db.execute(
                     "INSERT OR IGNORE INTO docs(id, role, op, section, date, text, count, tags, ctx_hash, "
@@ -295,8 +295,8 @@ class Index:
 
 def refresh(layout: Layout, index: Index) -> list[str]:
     """Bring the index up to every archive and notebook. Returns warnings to show once."""
-    from ..markdown import parse
-    from .read import load_text
+    from ...markdown import parse
+    from ..read import load_text
 
     roles = layout.roles()
     warnings = []
@@ -325,61 +325,6 @@ def refresh(layout: Layout, index: Index) -> list[str]:
         more = f" ({len(bad) - 1} more: `rolebook doctor` lists them)" if len(bad) > 1 else ""
         warnings.append(f"{bad[0]}; skipped, left in the archive as it is{more}")
     return warnings
-
-
-_CAMEL = re.compile(r"[A-Za-z][a-z0-9]+(?:[A-Z][a-z0-9]*)+")
-_HUMP = re.compile(r"[a-z0-9][A-Z]")  # what every camelCase name holds: a cheap first look
-_PART = re.compile(r"[A-Z]?[a-z0-9]+")
-
-
-def identifier_words(text: str) -> str:
-    """The parts of the camelCase and PascalCase identifiers in a text, space-separated
-    (`supportsInterface` -> "supports Interface"); the index's tokenizer already splits
-    snake_case, dotted names and paths."""
-    if not _HUMP.search(text):
-        return ""
-    parts = (_PART.findall(m) for m in _CAMEL.findall(text))
-    return " ".join(" ".join(p) for p in parts if len(p) > 1)
-
-
-def _search_text(*parts: object, text: str | None) -> str:
-    """What a document is found by besides its text: its section, tags and context, and
-    the parts of the identifiers in its text (`identifier_words`)."""
-    return " ".join(str(v) for v in (*parts, identifier_words(text or "")) if v)
-
-
-def _doc_row(role: str, r: ArchiveRecord, raw: bytes, outcomes: dict[str, list[int]]) -> tuple[object, ...]:
-    ctx_hash = r.extra.get("ctx_hash")
-    ctx_hash = ctx_hash if isinstance(ctx_hash, str) else None
-    parts = (
-        r.section,
-        " ".join(r.tags),
-        r.extra.get("context"),
-        r.extra.get("command"),
-        (ctx_hash or "").replace("-", " "),
-    )
-    search = _search_text(*parts, text=r.text)
-    outcome = r.extra.get("outcome")
-    if r.op == "logged" and ctx_hash and isinstance(outcome, str):
-        k, _, n = outcome.partition("/")
-        if k.isdigit() and n.isdigit():
-            total = outcomes.setdefault(ctx_hash, [0, 0])
-            total[0] += int(k)
-            total[1] += int(n)
-    return (
-        r.id,
-        role,
-        r.op,
-        r.section,
-        r.date,
-        r.text,
-        r.count,
-        " ".join(r.tags),
-        ctx_hash,
-        1,
-        search,
-        raw.decode("utf-8").rstrip("\r\n"),
-    )
 
 
 T = TypeVar("T")

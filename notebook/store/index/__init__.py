@@ -1,0 +1,17 @@
+"""The derived index of a root: SQLite, rebuilt from the archives and notebooks, never the
+other way round. Its state (each record's last word, the active entries, groups,
+outcomes, malformed lines) is what the write path reads; its FTS5 table is what search
+asks (`rolebook.notebook.search.lookups`).
+
+    schema.py     the tables and the FTS5 index, kept in step by triggers
+    documents.py  what a document is found by (identifier parts, section, tags, context)
+    database.py   opening it, syncing it with the files, the archive's state
+"""
+
+from __future__ import annotations
+
+from .database import EntryState, Index, rebuilt_on_failure, refresh
+from .documents import identifier_words
+from .schema import SCHEMA_VERSION, TOKENIZER
+
+__all__ = ["SCHEMA_VERSION", "TOKENIZER", "EntryState", "Index", "identifier_words", "rebuilt_on_failure", "refresh"]
