@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from rolebook.notebook import Entry
     from rolebook.notebook.store import Writer
 
-    from .session import Started
+    from .results import Started
 
 
 def run_read(root: Path | None, role: str, as_json: bool) -> int:
