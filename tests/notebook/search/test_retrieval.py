@@ -22,7 +22,8 @@ from rolebook.notebook.store.intake import new_entry
 from rolebook.notebook.store.journal import Writer
 from rolebook.notebook.store.layout import Layout
 
-DATA = Path(__file__).resolve().parent.parent / "fixtures" / "retrieval"
+TESTS = Path(__file__).resolve().parents[2]
+DATA = TESTS / "fixtures" / "retrieval"
 TODAY = __import__("datetime").date(2026, 4, 1)
 
 
@@ -96,7 +97,7 @@ def test_keyword_retrieval_on_real_lessons_per_slice(
     prints every mode): the held-out half's recall@5 is pinned per slice, and the synonyms
     are what lifts it (without them: all 0.73, fit half 0.73, held-out 0.72)."""
     corpus("retrieval")
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
+    sys.path.insert(0, str(TESTS / "bench"))
     import bench_retrieval_corpus as bench
     from rolebook.notebook.search import ranking
 
@@ -115,7 +116,7 @@ def test_keyword_retrieval_on_queries_written_after_the_tuning(corpus: Any, tmp_
     sharing at most one content word with its answer (tests/fixtures/retrieval_fresh):
     recall@5 0.23 (plain BM25 and the code before the synonyms and identifier parts: 0.07)."""
     corpus("retrieval")
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
+    sys.path.insert(0, str(TESTS / "bench"))
     import bench_retrieval_corpus as bench
 
     ids = bench.build(tmp_path, "fresh")
