@@ -134,6 +134,22 @@ def test_a_recurrence_after_promotion_is_a_violation_at_update_and_read(tmp_path
     assert rule["violations"] == 1
 
 
+def test_a_mistake_typed_by_hand_that_breaks_a_rule_is_named_at_read_after_tidy(tmp_path: Path) -> None:
+    three_incidents(tmp_path)
+    gid = json.loads(rb(tmp_path, "promote", "--json")[1])["candidates"][0]["id"]
+    assert rb(tmp_path, "promote", "--apply", gid, "--text", "keep the speech bubble inside the outline")[0] == 0
+    assert "violates" not in rb(tmp_path, "read", "designer")[1]
+    path = Layout.default(tmp_path).notebook_path("designer")
+    text = path.read_text(encoding="utf-8")
+    # a mistake that breaks the rule, typed into the notebook by hand (no rolebook command saw it)
+    typed = "- [2026-04-02] did not keep the speech bubble inside the outline\n"
+    path.write_text(text.replace("## Mistakes\n", "## Mistakes\n" + typed))
+    assert rb(tmp_path, "tidy", "designer")[0] == 0
+    last = rb(tmp_path, "read", "designer")[1].splitlines()[-1]
+    assert last.startswith("rolebook: designer: a mistake in the notebook violates rule R")
+    assert last.endswith("Keep the speech bubble inside the outline.")
+
+
 def test_demote_takes_the_line_out_and_archives_it(tmp_path: Path) -> None:
     three_incidents(tmp_path)
     rb(tmp_path, "promote", "--yes")

@@ -109,6 +109,17 @@ def test_filters_narrow_the_hits(root: Layout) -> None:
     assert search(root, Query("npm", statuses=("archived",))).hits == ()
 
 
+def test_since_and_until_take_the_boundary_day_itself(root: Layout) -> None:
+    """--since D is "on or after D", --until D "on or before D": an entry dated D is in both."""
+    day = "2026-02-10"  # the lockfile learning's date
+    lockfile = ["npm ci needs the lockfile committed"]
+    assert texts(search(root, Query("lockfile", until=day))) == lockfile
+    assert texts(search(root, Query("lockfile", since=day))) == lockfile
+    assert texts(search(root, Query("lockfile", since=day, until=day))) == lockfile
+    assert search(root, Query("lockfile", until="2026-02-09")).hits == ()
+    assert search(root, Query("lockfile", since="2026-02-11")).hits == ()
+
+
 def test_obsolete_entries_are_hidden_unless_asked_for(root: Layout) -> None:
     obsolete(root, "coder", "lockfile", Limits(), Writer())
     assert "npm ci needs the lockfile committed" not in texts(search(root, Query("lockfile npm")))
