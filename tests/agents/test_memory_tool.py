@@ -255,6 +255,18 @@ def test_the_section_cap_prunes_the_oldest_entry_to_the_archive(tmp_path: Path) 
     assert texts(tmp_path, "pruned") == ["the CI cache key is the lockfile hash"]
 
 
+def test_changing_an_entry_of_a_full_section_pushes_nothing_out(tmp_path: Path) -> None:
+    (tmp_path / "rolebook.yaml").write_text("limits:\n  learnings: 2\n", encoding="utf-8")
+    made = RolebookMemoryTool(root=tmp_path)
+    call(made, command="create", path="/memories/coder.md", file_text=NOTEBOOK)
+    call(made, command="str_replace", path="/memories/coder.md", old_str="the lockfile\n", new_str="pnpm-lock.yaml\n")
+    assert [e.text for e in parse(notebook(tmp_path)).entries("learnings")] == [
+        "npm ci needs pnpm-lock.yaml",
+        "the CI cache key is the lockfile hash",
+    ]
+    assert texts(tmp_path, "pruned") == []
+
+
 def test_an_edit_of_an_entry_pruned_since_view_answers_with_the_fresh_notebook(tmp_path: Path) -> None:
     (tmp_path / "rolebook.yaml").write_text("limits:\n  learnings: 2\n", encoding="utf-8")
     mine, theirs = RolebookMemoryTool(root=tmp_path), RolebookMemoryTool(root=tmp_path)
