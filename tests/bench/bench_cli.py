@@ -1,7 +1,9 @@
 """Whole-process commands against `python -c pass`: read, recall, the session hooks, update,
 search and read --task.
 
-Run by hand (never in CI): `python tests/bench/bench_cli.py [--runs 21] [--sizes 0,100000]`.
+Run by hand (never in CI): `python tests/bench/bench_cli.py [--runs 21] [--sizes 0,100000]`;
+`--rolebook PATH` (repeatable) times another installation too, interleaved (a checkout
+of an earlier commit, say), one row each.
 Budgets (DESIGN.md section 11): read, recall and the hooks at most 6x the bare
 interpreter; search and read --task at most 8x; update at most 10x; all flat from 0 to
 100k archived records. The bare interpreter is timed in the same run, interleaved with
@@ -103,27 +105,34 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--runs", type=int, default=21)
     parser.add_argument("--sizes", default="0,100000")
+    parser.add_argument("--rolebook", action="append", default=[], help="another rolebook executable to time")
     args = parser.parse_args()
-    exe = [SCRIPT] if SCRIPT else ROLEBOOK
-    print(f"python {sys.version.split()[0]}, {os.cpu_count()} cpus, command {' '.join(exe)}, {args.runs} runs each")
+    exes = [[SCRIPT] if SCRIPT else ROLEBOOK] + [[path] for path in args.rolebook]
+    print(f"python {sys.version.split()[0]}, {os.cpu_count()} cpus, {args.runs} runs each")
+    for n, exe in enumerate(exes):
+        print(f"rolebook {n}: {' '.join(exe)}")
     print("medians in ms, and (x) against python -c pass in the same run")
     print(f"{'archive':>8} {'pass':>6}" + "".join(f" {name:>15}" for name, _, _ in COMMANDS))
     for size in (int(s) for s in args.sizes.split(",")):
         with tempfile.TemporaryDirectory() as tmp:
             make_root(Path(tmp), size)
             base: list[float] = []
-            times: dict[str, list[float]] = {name: [] for name, _, _ in COMMANDS}
+            times: dict[tuple[int, str], list[float]] = {}
             for i in range(args.runs):
                 base.append(timed([sys.executable, "-c", "pass"]))
-                for name, argv, stdin in COMMANDS:
-                    cmd = [*exe, "--root", tmp, *(a.format(i=i) for a in argv)]
-                    times[name].append(timed(cmd, stdin.replace("{i}", str(i)) if stdin else None))
+                for n, exe in enumerate(exes):
+                    for name, argv, stdin in COMMANDS:
+                        cmd = [*exe, "--root", tmp, *(a.format(i=f"{n}-{i}") for a in argv)]
+                        hook_input = stdin.replace("{i}", f"{n}-{i}") if stdin else None
+                        times.setdefault((n, name), []).append(timed(cmd, hook_input))
             b = statistics.median(base) * 1000
-            cells = []
-            for name, _, _ in COMMANDS:
-                ms = statistics.median(times[name]) * 1000
-                cells.append(f"{ms:>8.1f} ({ms / b:>4.1f})")
-            print(f"{size:>8} {b:>6.1f}" + "".join(f" {c:>15}" for c in cells), flush=True)
+            for n in range(len(exes)):
+                cells = []
+                for name, _, _ in COMMANDS:
+                    ms = statistics.median(times[n, name]) * 1000
+                    cells.append(f"{ms:>8.1f} ({ms / b:>4.1f})")
+                label = f"{size}" if len(exes) == 1 else f"{size}/{n}"
+                print(f"{label:>8} {b:>6.1f}" + "".join(f" {c:>15}" for c in cells), flush=True)
 
 
 if __name__ == "__main__":
