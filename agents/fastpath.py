@@ -6,9 +6,10 @@ once, by the typer commands (cli/notebooks.py, memory.py, agents.py); cli/spec.j
 what click makes of them (written by `python -m rolebook.agents.cli.spec`, checked by a
 test). `run` reads a command line against that data, as click would, and calls the
 command's function in `COMMANDS`, the very function its typer command calls with what
-typer parsed (the `hot` decorator in cli/app.py). A command line it cannot read exactly (help, an unknown
-option, a bad or missing value, a form it does not take) is left to typer, which says
-what is wrong: this module never reports an argument error of its own.
+typer parsed (the `hot` decorator in cli/app.py). A command line it cannot read exactly
+(help, an unknown option, a bad or missing value, a form it does not take, a parameter
+of a type it does not know) is left to typer, which says what is wrong: this module
+never reports an argument error of its own.
 """
 
 from __future__ import annotations
@@ -173,6 +174,8 @@ def _values(params: list[dict[str, Any]], found: dict[str, list[Any]]) -> dict[s
 
     out: dict[str, Any] = {}
     for param in params:
+        if param["type"] == "other":
+            return None  # given or not, typer makes its value
         name = param["name"]
         raw = found.get(name)
         if raw is None and param.get("envvar") and os.environ.get(param["envvar"]):
@@ -210,4 +213,4 @@ def _convert(param: Mapping[str, Any], value: str) -> Any:
         return number if (low is None or number >= low) and (high is None or number <= high) else None
     if kind == "choice":
         return value if value in param["choices"] else None
-    return None  # a type this module does not read: typer does
+    return None

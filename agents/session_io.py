@@ -9,7 +9,6 @@ and returns the exit code. No typer here: these run at every session's start and
 
 from __future__ import annotations
 
-import datetime as dt
 import json
 import sys
 from collections.abc import Sequence
@@ -99,6 +98,8 @@ def run_update(
     Raises:
         RolebookError: bad input or a failed write (nothing written, or the message says what was).
     """
+    import datetime as dt
+
     from rolebook.notebook import InputError
     from rolebook.notebook.store import check_date
 

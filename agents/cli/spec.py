@@ -47,7 +47,9 @@ def _param(param: Any) -> dict[str, Any]:
     else:
         out["type"] = "other"
     default = param.default
-    if param.nargs != 1 or getattr(param, "count", False) or not isinstance(default, None | bool | int | str):
+    odd = param.callback is not None or param.is_eager or not param.expose_value  # it does more than carry a value
+    odd = odd or bool(param.envvar and (out["flag"] or out["multiple"]))  # an envvar click would split or parse
+    if odd or param.nargs != 1 or getattr(param, "count", False) or not isinstance(default, None | bool | int | str):
         out["type"] = "other"  # read by typer only
         default = repr(default)
     out["default"] = default

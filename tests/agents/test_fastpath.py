@@ -189,3 +189,17 @@ def test_a_typer_option_added_to_a_hot_command_changes_the_spec(monkeypatch: pyt
     after = spec.generate()
     assert after != before
     assert [p["name"] for p in after["commands"]["read"]["params"]] == ["role", "more"]
+
+
+def test_a_parameter_of_a_type_the_fast_path_does_not_read_sends_every_line_to_typer() -> None:
+    spec_data = json.loads(fastpath.SPEC.read_text(encoding="utf-8"))
+    assert fastpath.parse(spec_data, ["read", "coder"]) is not None
+    budget = next(p for p in spec_data["commands"]["read"]["params"] if p["name"] == "budget")
+    budget["type"] = "other"
+    assert fastpath.parse(spec_data, ["read", "coder"]) is None
+    assert fastpath.parse(spec_data, ["read", "coder", "--budget", "60"]) is None
+
+
+def test_a_choice_is_read_only_when_offered() -> None:
+    param = {"name": "x", "type": "choice", "choices": ["a", "b"]}
+    assert [fastpath._convert(param, v) for v in ("a", "c", "A")] == ["a", None, None]
