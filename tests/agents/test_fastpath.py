@@ -203,3 +203,19 @@ def test_a_parameter_of_a_type_the_fast_path_does_not_read_sends_every_line_to_t
 def test_a_choice_is_read_only_when_offered() -> None:
     param = {"name": "x", "type": "choice", "choices": ["a", "b"]}
     assert [fastpath._convert(param, v) for v in ("a", "c", "A")] == ["a", None, None]
+
+
+def test_a_hook_given_options_it_does_not_know_still_runs_and_names_them(
+    tmp_path: Path, capfd: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cases = [
+        (["recall", "-xy", "--role", "coder"], "rolebook recall: ignored what it does not know: -xy\n"),
+        (
+            ["hook", "stop", "--role", "coder", "--future", "1"],
+            "rolebook hook: ignored what it does not know: --future 1\n",
+        ),
+    ]
+    for argv, said in cases:
+        monkeypatch.setattr("sys.stdin", io.StringIO(STDIN))
+        assert typer_run(["--root", str(tmp_path), *argv]) == 0
+        assert capfd.readouterr().err.startswith(said)
