@@ -13,14 +13,11 @@ import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from rolebook.notebook import ConfigError, Limits
 from rolebook.notebook.model import is_role
 from rolebook.notebook.store import Layout
-
-if TYPE_CHECKING:
-    pass
 
 CONFIG_NAME = "rolebook.yaml"
 _KNOWN = {"version", "paths", "rules_file", "limits", "search", "promote", "shared_roots"}
@@ -101,6 +98,13 @@ def find_root(start: Path | None = None) -> Path:
 def load_config(root: Path) -> Config:
     """The config of `root`: its rolebook.yaml over the defaults.
 
+    What ruamel.yaml read of it is kept in the derived folder (`config.json`), with the
+    text it was read from, so that a command started again does not import the YAML
+    parser (about a bare interpreter start-up) to read an unchanged file. The cache is
+    derived: kept only in the default derived folder (it is found before the config is
+    read), rewritten when the text differs, ignored when unreadable or not its shape,
+    never written where the folder cannot be.
+
     Raises:
         ConfigError: rolebook.yaml is unreadable, not YAML, or holds a bad setting.
     """
@@ -111,35 +115,84 @@ def load_config(root: Path) -> Config:
         return _build(root, {}, None)
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"cannot read: {exc}", path) from None
-    from .plain_yaml import load
-
-    plain = load(text)
-    if isinstance(plain, dict):
+    cache = Layout.default(root).derived / CONFIG_CACHE
+    data = _cached(cache, path, text)
+    if data is not None:
         try:
-            return _build(root, plain, path)
+            return _build(root, data, path)
         except ConfigError:
-            pass  # ruamel's reading of it names the line
-    return _build(root, _parse_yaml(text, path), path)
+            pass  # the cache holds no lines: read the file again, so the error names one
+    parsed = _parse_yaml(text, path)
+    config = _build(root, parsed, path)
+    if config.layout.derived == cache.parent:
+        _keep(cache, path, text, parsed)
+    return config
+
+
+CONFIG_CACHE = "config.json"
+
+
+def _cached(cache: Path, path: Path, text: str) -> Mapping[str, Any] | None:
+    """The settings kept for exactly this text of this file, or None."""
+    import json
+
+    try:
+        kept = json.loads(cache.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(kept, dict) or kept.get("path") != str(path) or kept.get("text") != text:
+        return None
+    data = kept.get("data")
+    return data if isinstance(data, dict) else None
+
+
+def _keep(cache: Path, path: Path, text: str, data: Mapping[str, Any]) -> None:
+    """Keep what was read of `text`, when it is plain data (no dates, tags...), and when
+    the derived folder can be written: a read-only checkout just reads the file each time."""
+    import contextlib
+    import json
+    import os
+
+    try:
+        plain = _plain(data)
+    except TypeError:
+        return
+    tmp = cache.with_name(f".{cache.name}.{os.getpid()}.tmp")
+    try:
+        cache.parent.mkdir(parents=True, exist_ok=True)
+        tmp.write_text(json.dumps({"path": str(path), "text": text, "data": plain}), encoding="utf-8")
+        os.replace(tmp, cache)
+    except OSError:
+        with contextlib.suppress(OSError):
+            tmp.unlink(missing_ok=True)
+
+
+def _plain(value: Any) -> Any:
+    """`value` in JSON's types (dict, list, str, int, float, bool, None), as it reads.
+
+    Raises:
+        TypeError: it holds anything else (a date, a key that is not a string).
+    """
+    from ruamel.yaml.scalarbool import ScalarBoolean
+
+    if value is None or isinstance(value, bool):
+        return value
+    if isinstance(value, ScalarBoolean):  # an int subclass, as ruamel keeps an anchored bool
+        return bool(value)
+    for kind in (str, int, float):
+        if isinstance(value, kind):
+            return kind(value)
+    if isinstance(value, Mapping) and all(isinstance(key, str) for key in value):
+        return {str(key): _plain(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_plain(item) for item in value]
+    raise TypeError(f"not plain data: {type(value).__name__}")
 
 
 def _parse_yaml(text: str, path: Path) -> Mapping[str, Any]:
-    from rolebook.notebook.limits import MAX_YAML_DEPTH, yaml_depth
-    from ruamel.yaml import YAML
-    from ruamel.yaml.error import MarkedYAMLError, YAMLError
+    from rolebook.notebook.settings import load_yaml
 
-    deep = yaml_depth(text)
-    if deep > MAX_YAML_DEPTH:
-        raise ConfigError(f"nested {deep} levels deep (at most {MAX_YAML_DEPTH}); refused", path, 1)
-    try:
-        data = YAML(typ="rt", pure=True).load(text)
-    except RecursionError:
-        raise ConfigError("nested too deep for the YAML parser; refused", path, 1) from None
-    except MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        line = mark.line + 1 if mark is not None else None
-        raise ConfigError(f"not valid YAML: {exc.problem or exc.context}", path, line) from None
-    except YAMLError as exc:
-        raise ConfigError(f"not valid YAML: {exc}", path) from None
+    data = load_yaml(text, path)
     if data is None:
         return {}
     if not isinstance(data, Mapping):

@@ -242,9 +242,9 @@ def run(name: str, args: dict[str, Any]) -> int:
                 shaped = {"additionalContext": context} if agent == "copilot" else {"hookSpecificOutput": answer}
                 out = json.dumps(shaped)
             else:  # Claude Code adds what a SessionStart hook prints to the context
-                from .session_io import run_read
+                from .session_io import Globals, run_read
 
-                run_read(root, role or "", False)
+                run_read(Globals(root), role or "", None, 500, False)
                 return 0
         elif name == "stop":
             out = stop(stdin, root, role or "")

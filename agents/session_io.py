@@ -1,35 +1,73 @@
-"""The two commands of every agent session, as printed, with no typer in the way: the
-start (`rolebook read`, the session-start hook: the notebook's bytes as they are, its
-alerts, the task hits) and the end (`rolebook update`: one summary line).
+"""The commands of an agent's session, as printed: the start (`rolebook read`, the
+session-start hook: the notebook's bytes as they are, its alerts, the task hits), the end
+(`rolebook update`: one summary line) and `rolebook search`.
 
-main.py answers the plain forms of both without typer (it costs about five bare
-interpreter start-ups); the typer commands in cli/notebooks.py call the same functions.
+Each is called with the global options and the command's parameters, as parsed by typer
+(the commands in cli/) or by the fast path from the same definition (fastpath.py),
+and returns the exit code. No typer here: these run at every session's start and end.
 """
 
 from __future__ import annotations
 
-import datetime as dt
 import json
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from rolebook.notebook import Entry
     from rolebook.notebook.store import Writer
 
+    from .config import Config
     from .results import Started
+    from .session import Session
 
 
-def run_read(root: Path | None, role: str, as_json: bool) -> int:
-    """Print a role's notebook as it is on disk, then its alerts. Returns the exit code."""
-    from .config import find_root, load_config
-    from .session import open_session
+@dataclass(frozen=True, slots=True)
+class Globals:
+    """The options before the command: `--root`, `--as`, `--session`."""
 
-    started = open_session(load_config(root.absolute() if root else find_root())).start(role)
+    root: Path | None = None
+    as_role: str | None = None
+    session_id: str | None = None
+
+    def config(self) -> Config:
+        from .config import find_root, load_config
+
+        return load_config(self.root.absolute() if self.root else find_root())
+
+    def session(self, config: Config | None = None) -> Session:
+        """The session API over this root, as this writer."""
+        from .session import open_session
+
+        # no writer named: the session makes an unscoped one when it writes (the read path
+        # does not import the write path)
+        scoped = self.as_role is not None or self.session_id is not None
+        return open_session(config or self.config(), self.writer() if scoped else None)
+
+    def writer(self) -> Writer:
+        from rolebook.notebook.store import Writer, check_role
+
+        return Writer(check_role(self.as_role) if self.as_role else None, self.session_id)
+
+
+def begin(root: Path | None, as_role: str | None, session: str | None) -> Globals:
+    """What every command starts with: its global options, and slow work told on stderr."""
+    from rolebook.notebook import progress
+
+    progress.listen(lambda message: sys.stderr.write(f"rolebook: {message}\n"))
+    return Globals(root, as_role, session)
+
+
+def run_read(g: Globals, role: str, task: str | None, budget: int, as_json: bool) -> int:
+    """Print a role's notebook as it is on disk, then its alerts, then (with a task) the
+    archive hits most relevant to it. Returns the exit code."""
+    started = g.session().start(role, task, budget)
+    if started.found is not None:
+        warn(started.found.warnings)
     if as_json:
-        sys.stdout.write(json.dumps(started.to_dict(), ensure_ascii=False, indent=2) + "\n")
+        print_json(started.to_dict())
     else:
         write_started(started)
     return 0
@@ -44,40 +82,136 @@ def write_started(started: Started) -> None:
 
 
 def run_update(
-    root: Path | None,
-    writer: Writer,
+    g: Globals,
     role: str,
-    texts: Mapping[str, Sequence[str]],
+    mistake: Sequence[str] | None,
+    learning: Sequence[str] | None,
+    feedback: Sequence[str] | None,
+    log: Sequence[str] | None,
     date: str | None,
+    from_file: str | None,
     as_json: bool,
-    snippet: tuple[list[Entry], str] = ([], ""),
 ) -> int:
-    """Add a session's entries (texts by section, and those of an `--from` snippet) and
-    print what was done. Returns the exit code: 1 when nothing was new.
+    """Add a session's entries (given by section, or in a markdown file: `from_file`, '-'
+    for stdin) and print what was done. Returns the exit code: 1 when nothing was new.
 
     Raises:
         RolebookError: bad input or a failed write (nothing written, or the message says what was).
     """
+    import datetime as dt
+
     from rolebook.notebook import InputError
     from rolebook.notebook.store import check_date
 
-    from .config import find_root, load_config
-    from .session import open_session
-
-    session = open_session(load_config(root.absolute() if root else find_root()), writer)
+    session = g.session()
     day = check_date(date) if date is not None else dt.date.today().isoformat()
-    entries = session.entries(day, **texts) + snippet[0]
+    texts = {
+        "mistakes": mistake or [],
+        "learnings": learning or [],
+        "feedback": feedback or [],
+        "session_log": log or [],
+    }
+    entries = session.entries(day, **texts)
+    said = [t for ts in texts.values() for t in ts]
+    if from_file is not None:
+        from rolebook.notebook.store import parse_snippet
+
+        text = read_input(from_file)
+        snippet, ignored = parse_snippet(text, day, from_file if from_file != "-" else "<stdin>")
+        if ignored:
+            sys.stderr.write(
+                f"rolebook: {from_file}: ignored {ignored} lines that are not list items of a notebook section\n"
+            )
+        entries += snippet
+        said.append(text)
     if not entries:
         raise InputError("nothing to add: give --mistake, --learning, --feedback, --log or --from FILE")
-    recorded = session.end(role, entries, [*(t for ts in texts.values() for t in ts), snippet[1]])
+    recorded = session.end(role, entries, said)
     result = recorded.result
-    for warning in (*result.warnings, *recorded.warnings):
-        sys.stderr.write(f"rolebook: warning: {warning}\n")
+    warn((*result.warnings, *recorded.warnings))
     if recorded.redacted:
         sys.stderr.write(f"rolebook: redacted before writing: {', '.join(recorded.redacted)}\n")
     if as_json:
-        sys.stdout.write(json.dumps(recorded.to_dict(), ensure_ascii=False, indent=2) + "\n")
+        print_json(recorded.to_dict())
     else:
         sys.stdout.write("\n".join(recorded.lines()) + "\n")
     sys.stdout.flush()
     return 0 if result.added or result.changed else 1
+
+
+def run_search(
+    g: Globals,
+    query: str,
+    role: Sequence[str] | None,
+    section: Sequence[str] | None,
+    tag: Sequence[str] | None,
+    status: str | None,
+    since: str | None,
+    until: str | None,
+    limit: int,
+    budget: int,
+    mode: str | None,
+    root_only: bool,
+    as_json: bool,
+) -> int:
+    """Print the hits for a query within the budget. Returns the exit code: 1 without hits.
+
+    Raises:
+        RolebookError: a bad filter, or a search that failed.
+    """
+    from rolebook.notebook import InputError
+    from rolebook.notebook.search import STATUSES, Query, render_hits
+    from rolebook.notebook.store import check_date, check_role
+
+    if status is not None and status not in STATUSES:
+        raise InputError(f"unknown status {status!r} (one of: {', '.join(STATUSES)})")
+    q = Query(
+        query,
+        tuple(check_role(r) for r in role or ()),
+        tuple(section or ()),
+        tuple(t.lower() for t in tag or ()),
+        (status,) if status else (),
+        check_date(since) if since else None,
+        check_date(until) if until else None,
+        limit,
+        mode=mode,
+    )
+    result = g.session().search(q, root_only=root_only)
+    warn(result.warnings)
+    if as_json:
+        print_json({"query": query, "total": result.total, "hits": [h.to_dict() for h in result.hits]})
+    else:
+        lines = render_hits(result, budget)
+        if lines:
+            sys.stdout.write("\n".join(lines) + "\n")
+    return 0 if result.hits else 1
+
+
+def read_input(source: str) -> str:
+    """The text of a file, or of stdin for '-'.
+
+    Raises:
+        InputError: missing, unreadable, or not UTF-8.
+    """
+    from rolebook.notebook import InputError
+
+    if source == "-":
+        return sys.stdin.read()
+    try:
+        with open(source, encoding="utf-8", newline="") as f:
+            return f.read()
+    except FileNotFoundError:
+        raise InputError("no such file", source) from None
+    except UnicodeDecodeError as exc:
+        raise InputError(f"not UTF-8 text (byte {exc.start})", source) from None
+    except OSError as exc:
+        raise InputError(f"cannot read: {exc.strerror}", source) from None
+
+
+def warn(warnings: Sequence[str]) -> None:
+    for warning in warnings:
+        sys.stderr.write(f"rolebook: warning: {warning}\n")
+
+
+def print_json(data: Any) -> None:
+    sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")

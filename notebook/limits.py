@@ -1,4 +1,5 @@
-"""Limits and pruning (DESIGN.md section 3). Pure, but for reading frontmatter YAML.
+"""Limits and pruning (DESIGN.md section 3). Pure, but for reading frontmatter YAML
+(settings.py).
 
 Section caps apply first, the oldest entries leaving; then, while the file is over its
 line cap, the oldest entry of any prunable section leaves, equal dates taken from
@@ -59,7 +60,7 @@ class Limits:
                 raise ConfigError(f"unknown limit {key!r} (known: {', '.join(sorted(names))})", path, line)
             if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 0):
                 raise ConfigError(f"limit {key!r} must be a whole number >= 0 or null, not {value!r}", path, line)
-            changes[key] = value
+            changes[key] = None if value is None else int(value)  # a YAML parser's int subclass, plain
         return replace(self, **changes)
 
 
@@ -73,54 +74,14 @@ def frontmatter_limits(nb: Notebook, base: Limits, path: str | None = None) -> L
     span = frontmatter_span(lines)
     if not span:
         return base
-    # only notebooks that have frontmatter pay for the YAML parser
-    import yaml
-    from frontmatter.default_handlers import YAMLHandler
+    from .settings import load_frontmatter  # only notebooks with frontmatter pay for YAML
 
-    body = "".join(lines[1 : span - 1])
-    deep = yaml_depth(body)
-    if deep > MAX_YAML_DEPTH:
-        # the C YAML parser crashes (SIGSEGV) on tens of thousands of levels: never hand it those
-        raise ConfigError(f"frontmatter nested {deep} levels deep (at most {MAX_YAML_DEPTH}); refused", path, 2)
-    try:
-        meta = YAMLHandler().load(body)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        # an unclosed construct is reported at the end of the YAML: keep to its lines
-        line = min(mark.line + 2, span - 1) if mark is not None else 1
-        problem = getattr(exc, "problem", None) or "invalid YAML"
-        raise ConfigError(f"frontmatter is not YAML: {problem}", path, line) from None
+    meta = load_frontmatter("".join(lines[1 : span - 1]), path)
     if meta is None:
         return base
     if not isinstance(meta, Mapping):
         raise ConfigError("frontmatter must be a YAML mapping", path, 2)
     return base.merged(meta.get("limits"), path, 2)
-
-
-MAX_YAML_DEPTH = 64
-
-
-def yaml_depth(text: str) -> int:
-    """How deep YAML text nests, at most: indentation levels plus open brackets. Cheap,
-    and an overestimate where brackets sit inside quotes, which is fine for a guard."""
-    deepest, brackets, indents = 0, 0, [0]
-    for line in text.splitlines():
-        stripped = line.lstrip(" -")
-        if not stripped or stripped.startswith("#"):
-            continue
-        indent = len(line) - len(stripped)
-        while len(indents) > 1 and indent < indents[-1]:
-            indents.pop()
-        if indent > indents[-1]:
-            indents.append(indent)
-        for c in stripped:
-            if c in "[{":
-                brackets += 1
-                deepest = max(deepest, len(indents) + brackets)
-            elif c in "]}":
-                brackets = max(0, brackets - 1)
-        deepest = max(deepest, len(indents) + brackets)
-    return deepest
 
 
 def _age(item: tuple[int, int, Entry]) -> tuple[str, int, int]:

@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 PROJECT = Path(__file__).resolve().parent.parent
 
 #: The rooms, lowest first: each may import only the rooms listed before it (and itself).
@@ -158,6 +160,30 @@ def test_the_recall_hook_imports_neither_typer_nor_the_write_path(tmp_path: Path
     )
     out = subprocess.run([sys.executable, "-c", code], input="", capture_output=True, text=True, check=True).stdout
     assert "EACCES" in out and out.splitlines()[-1] == "[]"
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["read", "coder"],
+        ["read", "coder", "--task", "npm"],
+        ["update", "coder", "-l", "x"],
+        ["search", "npm"],
+        ["recall", "--role", "coder", "--command", "npm", "--error", "EACCES"],
+        ["hook", "session-start", "--role", "coder"],
+        ["hook", "stop", "--role", "coder"],
+    ],
+)
+def test_the_hot_commands_start_without_typer_or_click(tmp_path: Path, argv: list[str]) -> None:
+    code = (
+        "import sys\n"
+        "from rolebook.agents.main import main\n"
+        f"main(['--root', {str(tmp_path)!r}, *{argv!r}])\n"
+        "print([m for m in sys.modules if m.split('.')[0] in ('typer', 'click', 'rich')])\n"
+    )
+    stdin = '{"session_id": "s1"}'
+    done = subprocess.run([sys.executable, "-c", code], input=stdin, capture_output=True, text=True, check=True)
+    assert done.stdout.splitlines()[-1] == "[]", done.stderr
 
 
 def test_only_rolebook_mcp_imports_the_mcp_sdk(tmp_path: Path) -> None:

@@ -10,6 +10,7 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -95,6 +96,21 @@ def test_a_read_only_folder_refuses_writes_clearly_and_still_reads(tmp_path: Pat
         assert snapshot(root) == before
         code, out, _ = rb(root, "read", "coder")
         assert code == 0 and "a lesson" in out
+
+
+def test_a_read_only_checkout_reads_its_config_each_time_without_a_word(tmp_path: Path) -> None:
+    with tmpfs(tmp_path / "ro", "1m") as root:
+        rb(root, "init", "coder")
+        rb(root, "update", "coder", "-l", "a lesson")
+        cache = root / "agents/state/.rolebook/config.json"
+        cache.unlink()
+        subprocess.run(["mount", "-o", "remount,ro", str(root)], check=True, capture_output=True)
+        for _ in range(2):
+            done = subprocess.run(
+                [sys.executable, "-m", "rolebook", "--root", str(root), "read", "coder"], capture_output=True, text=True
+            )
+            assert (done.returncode, done.stderr) == (0, "") and "a lesson" in done.stdout
+        assert not cache.exists()
 
 
 def test_a_failed_archive_append_is_undone_so_no_half_record_stays(

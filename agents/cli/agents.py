@@ -10,7 +10,7 @@ import typer
 from rolebook.notebook.store import check_role
 
 from ..config import find_root, load_config
-from .app import JsonOpt, _errors, _globals, _print_json, app
+from .app import JsonOpt, _errors, _globals, _print_json, app, hot
 
 AgentOpt = Annotated[
     str | None,
@@ -18,7 +18,13 @@ AgentOpt = Annotated[
 ]
 
 
-@app.command("recall")
+#: A hook never fails the agent over its command line: an option this version does not
+#: know (written by a newer `integrate`, say) is named on stderr and left aside.
+_TOLERANT = {"ignore_unknown_options": True, "allow_extra_args": True}
+
+
+@app.command("recall", context_settings=_TOLERANT)
+@hot("recall")
 def recall_cmd(
     ctx: typer.Context,
     role: Annotated[str | None, typer.Option("--role", help="Only this role's memory.")] = None,
@@ -34,18 +40,14 @@ def recall_cmd(
     \b
     Example:  rolebook recall --command "npm ci" --error "EACCES: permission denied"
     """
-    from ..hooks import run as run_hook
-
-    g = _globals(ctx)
-    options = {"root": g.root, "role": role, "command": command, "error": error, "agent": agent}
-    raise typer.Exit(run_hook("recall", options))
 
 
-@app.command("hook")
+@app.command("hook", context_settings=_TOLERANT)
+@hot("hook")
 def hook_cmd(
     ctx: typer.Context,
     event: Annotated[str, typer.Argument(help="session-start or stop.")],
-    role: Annotated[str, typer.Option("--role", help="The role whose memory the session uses.")],
+    role: Annotated[str | None, typer.Option("--role", help="The role whose memory the session uses.")] = None,
     agent: AgentOpt = None,
 ) -> None:
     """For agent CLI hooks: session-start prints the notebook; stop reminds the agent to write its lessons.
@@ -55,10 +57,6 @@ def hook_cmd(
     \b
     Example (Claude Code SessionStart):  rolebook hook session-start --role coder
     """
-    from ..hooks import run as run_hook
-
-    g = _globals(ctx)
-    raise typer.Exit(run_hook(event, {"root": g.root, "role": role, "agent": agent}))
 
 
 @app.command("integrate")
@@ -141,6 +139,7 @@ def merge_driver_cmd(
 
 
 @app.command("mcp")
+@hot("mcp")
 def mcp_cmd(ctx: typer.Context) -> None:
     """Serve rolebook to any agent that speaks MCP, over stdio.
 
@@ -152,7 +151,3 @@ def mcp_cmd(ctx: typer.Context) -> None:
     \b
     Example (Claude Code):  claude mcp add rolebook -- rolebook mcp
     """
-    from ..mcp.front import serve
-
-    g = _globals(ctx)
-    serve(g.root, check_role(g.as_role) if g.as_role else None, g.session_id)

@@ -1,27 +1,22 @@
 """The typer app and what every command shares: the global options, the one error
 translator (a RolebookError is one line on stderr and its exit code: 2, or 1 for "no
-match" and "duplicate, nothing written"), and output helpers. Commands register on
-`app` from the cli_* modules; `cli.py` is the one place that imports them all."""
+match" and "duplicate, nothing written"), the `hot` commands' body, and output helpers.
+Commands register on `app` from the other modules here; `__init__.py` imports them all."""
 
 from __future__ import annotations
 
 import functools
-import json
 import sys
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, TypeVar
+from typing import Annotated, Any, TypeVar
 
 import typer
-from rolebook.notebook import InputError, RolebookError
-from rolebook.notebook.store import Writer, WriteResult, check_role
+from rolebook.notebook import RolebookError
+from rolebook.notebook.store import WriteResult
 
-from ..config import Config, find_root, load_config
-from ..session import open_session
-
-if TYPE_CHECKING:
-    from ..session import Session
+from .. import fastpath
+from ..session_io import Globals, begin, print_json, warn
 
 app = typer.Typer(
     name="rolebook",
@@ -37,26 +32,24 @@ app = typer.Typer(
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-@dataclass(frozen=True, slots=True)
-class Globals:
-    root: Path | None
-    as_role: str | None
-    session_id: str | None
-
-    def config(self) -> Config:
-        return load_config(self.root.absolute() if self.root else find_root())
-
-    def session(self, config: Config | None = None) -> Session:
-        """The session API over this root, as this writer."""
-        return open_session(config or self.config(), self.writer())
-
-    def writer(self) -> Writer:
-        return Writer(check_role(self.as_role) if self.as_role else None, self.session_id)
-
-
 def _globals(ctx: typer.Context) -> Globals:
     obj = ctx.find_root().obj
-    return obj if isinstance(obj, Globals) else Globals(None, None, None)
+    return obj if isinstance(obj, Globals) else Globals()
+
+
+def hot(name: str) -> Callable[[F], F]:
+    """A hot command (agents/fastpath.py): its body is `fastpath.COMMANDS[name]`, called with the
+    values typer parsed, as the fast path calls it with the values it read from the same
+    definition. The typer function only declares the parameters, help and docstring."""
+
+    def decorate(fn: F) -> F:
+        @functools.wraps(fn)
+        def wrapper(ctx: typer.Context, **values: Any) -> None:
+            raise typer.Exit(fastpath.call(name, _globals(ctx), values, ctx.args))
+
+        return wrapper  # type: ignore[return-value]
+
+    return decorate
 
 
 def _errors(fn: F) -> F:
@@ -79,9 +72,7 @@ def _say_redacted(kinds: Sequence[str]) -> None:
         sys.stderr.write(f"rolebook: redacted before writing: {', '.join(kinds)}\n")
 
 
-def _print_json(data: Any) -> None:
-    sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
-
+_print_json = print_json
 
 JsonOpt = Annotated[bool, typer.Option("--json", help="One JSON document on stdout, for scripts and agents.")]
 
@@ -103,32 +94,9 @@ def _main(
         str | None, typer.Option("--session", envvar="ROLEBOOK_SESSION", help="A session id, kept on every record.")
     ] = None,
 ) -> None:
-    ctx.obj = Globals(root, as_role, session)
-    from rolebook.notebook import progress
-
-    progress.listen(lambda message: sys.stderr.write(f"rolebook: {message}\n"))
-
-
-def _read_input(source: str) -> str:
-    if source == "-":
-        return sys.stdin.read()
-    try:
-        with open(source, encoding="utf-8", newline="") as f:
-            return f.read()
-    except FileNotFoundError:
-        raise InputError("no such file", source) from None
-    except UnicodeDecodeError as exc:
-        raise InputError(f"not UTF-8 text (byte {exc.start})", source) from None
-    except OSError as exc:
-        raise InputError(f"cannot read: {exc.strerror}", source) from None
+    ctx.obj = begin(root, as_role, session)
 
 
 def _warn(*results: WriteResult) -> None:
     for result in results:
-        for warning in result.warnings:
-            sys.stderr.write(f"rolebook: warning: {warning}\n")
-
-
-def _search_warnings(warnings: tuple[str, ...]) -> None:
-    for warning in warnings:
-        sys.stderr.write(f"rolebook: warning: {warning}\n")
+        warn(result.warnings)

@@ -7,19 +7,12 @@ from typing import Annotated
 
 import typer
 from rolebook.notebook import InputError
-from rolebook.notebook.store import check_role
 
-from .app import JsonOpt, _errors, _globals, _print_json, _say_redacted, _search_warnings, app
-
-
-def _dates(since: str | None, until: str | None) -> tuple[str | None, str | None]:
-    from rolebook.notebook.store import check_date
-
-    return (check_date(since) if since else None, check_date(until) if until else None)
+from .app import JsonOpt, _errors, _globals, _print_json, _say_redacted, app, hot
 
 
 @app.command("search")
-@_errors
+@hot("search")
 def search_cmd(
     ctx: typer.Context,
     query: Annotated[str, typer.Argument(help="Words to look for; any text is fine.")],
@@ -60,33 +53,6 @@ def search_cmd(
     \b
     Example:  rolebook search "npm EACCES" --role coder --status archived --since 2026-01-01
     """
-    from rolebook.notebook.search import STATUSES, Query, render_hits
-
-    g = _globals(ctx)
-    if status is not None and status not in STATUSES:
-        raise InputError(f"unknown status {status!r} (one of: {', '.join(STATUSES)})")
-    first, last = _dates(since, until)
-    q = Query(
-        query,
-        tuple(check_role(r) for r in role or ()),
-        tuple(section or ()),
-        tuple(t.lower() for t in tag or ()),
-        (status,) if status else (),
-        first,
-        last,
-        limit,
-        mode=mode,
-    )
-    result = g.session().search(q, root_only=root_only)
-    _search_warnings(result.warnings)
-    if as_json:
-        _print_json({"query": query, "total": result.total, "hits": [h.to_dict() for h in result.hits]})
-    else:
-        lines = render_hits(result, budget)
-        if lines:
-            print("\n".join(lines))
-    if not result.hits:
-        raise typer.Exit(1)
 
 
 @app.command("store")

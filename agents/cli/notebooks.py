@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import datetime as dt
-import sys
 from typing import TYPE_CHECKING, Annotated
 
 import typer
@@ -11,12 +9,10 @@ from rolebook.notebook import InputError
 from rolebook.notebook.store import check_role
 
 if TYPE_CHECKING:
-    from rolebook.notebook import Entry
-
     from ..integrations import Planned
 
 from ..config import find_root
-from .app import JsonOpt, _errors, _globals, _print_json, _read_input, _search_warnings, _warn, app
+from .app import JsonOpt, _errors, _globals, _print_json, _warn, app, hot
 
 
 @app.command("init")
@@ -78,7 +74,7 @@ def init_cmd(
 
 
 @app.command("read")
-@_errors
+@hot("read")
 def read_cmd(
     ctx: typer.Context,
     role: Annotated[str, typer.Argument(help="The role whose notebook to read.")],
@@ -96,20 +92,10 @@ def read_cmd(
     \b
     Example:  rolebook read coder --task "fix the npm install in CI"
     """
-    from ..session_io import write_started
-
-    g = _globals(ctx)
-    started = g.session().start(role, task, budget)
-    if started.found is not None:
-        _search_warnings(started.found.warnings)
-    if as_json:
-        _print_json(started.to_dict())
-    else:
-        write_started(started)
 
 
 @app.command("update")
-@_errors
+@hot("update")
 def update_cmd(
     ctx: typer.Context,
     role: Annotated[str, typer.Argument(help="The role whose notebook to add to.")],
@@ -140,30 +126,6 @@ def update_cmd(
     \b
     Example:  rolebook update coder -m "ran migrations on prod; use the staging DB" --log "WQ-12: fixed login"
     """
-    from rolebook.notebook.store import check_date, parse_snippet
-
-    from ..session_io import run_update
-
-    g = _globals(ctx)
-    snippet: tuple[list[Entry], str] = ([], "")
-    if from_file is not None:
-        day = check_date(date) if date is not None else dt.date.today().isoformat()
-        text = _read_input(from_file)
-        entries, ignored = parse_snippet(text, day, from_file if from_file != "-" else "<stdin>")
-        if ignored:
-            sys.stderr.write(
-                f"rolebook: {from_file}: ignored {ignored} lines that are not list items of a notebook section\n"
-            )
-        snippet = (entries, text)
-    texts = {
-        "mistakes": mistake or [],
-        "learnings": learning or [],
-        "feedback": feedback or [],
-        "session_log": log or [],
-    }
-    code = run_update(g.root, g.writer(), role, texts, date, as_json, snippet)
-    if code:
-        raise typer.Exit(code)
 
 
 @app.command("tidy")

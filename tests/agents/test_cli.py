@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pytest
 from rolebook.agents.cli import app
-from rolebook.agents.main import main
 from typer.testing import CliRunner
 
 runner = CliRunner()
@@ -94,13 +93,6 @@ def test_read_json_gives_text_lines_and_alerts(tmp_path: Path) -> None:
     assert code == 0
     assert data["exists"] and data["alerts"] == [] and "- [2026-01-01] x" in data["text"]
     assert data["lines"] == data["text"].count("\n")
-
-
-def test_fast_read_and_typer_read_print_the_same(tmp_path: Path, capfdbinary: pytest.CaptureFixture[bytes]) -> None:
-    rb(tmp_path, "update", "coder", "-m", "caf\u00e9 ran twice", "--date", "2026-01-01")
-    typer_out = rb(tmp_path, "read", "coder")[1]
-    assert main(["--root", str(tmp_path), "read", "coder"]) == 0
-    assert capfdbinary.readouterr().out.decode("utf-8") == typer_out
 
 
 def test_update_summary_and_exit_codes(tmp_path: Path) -> None:
@@ -251,33 +243,6 @@ def test_a_malformed_archive_line_is_reported_once_and_left_in_place(tmp_path: P
     )
     assert archive.read_text().splitlines()[1] == "{broken"
     assert rb(tmp_path, "update", "coder", "-l", "c", "--date", "2026-01-03")[2] == ""
-
-
-@pytest.mark.parametrize(
-    "args",
-    [
-        ["update", "coder", "-m", "ran it on prod; use staging", "-l", "one", "--log=WQ-1", "--date", "2026-01-02"],
-        ["update", "coder", "--learning", "one", "--json", "--date=2026-01-02"],
-        ["update", "coder", "-l", "one", "--date", "2026-01-02"],  # twice: nothing new, exit 1
-        ["update", "coder", "-l", "one", "--date", "2026-13-02"],
-        ["update", "../x", "-l", "one"],
-        ["update", "coder"],
-        ["update", "coder", "-l", "token ghp_" + "a" * 36, "--date", "2026-01-03"],
-        ["--as", "qa", "update", "coder", "-l", "not mine", "--date", "2026-01-03"],
-    ],
-)
-def test_update_answers_the_same_without_typer_as_with_it(
-    tmp_path: Path, args: list[str], capsys: pytest.CaptureFixture[str]
-) -> None:
-    fast, slow = tmp_path / "fast", tmp_path / "slow"
-    for root in (fast, slow):
-        rb(root, "update", "coder", "-l", "one", "--date", "2026-01-02")
-    code = main(["--root", str(fast), *args])
-    out, err = capsys.readouterr()
-    expected = rb(slow, *args)
-    assert (code, out.replace(str(fast), str(slow)), err.replace(str(fast), str(slow))) == expected
-    notebook = "agents/state/memory/coder.md"
-    assert (fast / notebook).read_bytes() == (slow / notebook).read_bytes()
 
 
 def test_init_with_agent_sets_up_and_integrates_in_one_step(tmp_path: Path) -> None:

@@ -148,3 +148,60 @@ def test_the_search_does_not_go_up_into_a_ceiling_folder(tmp_path: Path, monkeyp
     assert find_root(deep) == tmp_path
     monkeypatch.setenv("ROLEBOOK_CEILING", f"/nowhere{os.pathsep}{tmp_path}")
     assert find_root(deep) == deep
+
+
+def cached(root: Path) -> Path:
+    return root / "agents/state/.rolebook/config.json"
+
+
+def test_a_changed_rolebook_yaml_is_seen_at_once_even_at_the_same_size_and_time(tmp_path: Path) -> None:
+    path = tmp_path / "rolebook.yaml"
+    path.write_text("limits: {mistakes: 11}\n")
+    stat = path.stat()
+    assert load_config(tmp_path).limits.mistakes == 11
+    assert cached(tmp_path).is_file()
+    path.write_text("limits: {mistakes: 12}\n")
+    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    assert load_config(tmp_path).limits.mistakes == 12
+
+
+def test_the_config_read_from_the_cache_is_the_config_read_from_the_file(tmp_path: Path) -> None:
+    (tmp_path / "rolebook.yaml").write_text(
+        DEFAULT_CONFIG + "promote: {min_dates: 4}\nshared_roots:\n  - {name: team, path: ../team, share: [mistakes]}\n"
+    )
+    first = load_config(tmp_path)
+    assert cached(tmp_path).is_file()
+    assert load_config(tmp_path) == first
+
+
+@pytest.mark.parametrize("garbage", ["{not json", "[]", '{"path": 1}', '{"data": {"limits": {"mistakes": "x"}}}'])
+def test_a_corrupt_config_cache_is_ignored_and_replaced(tmp_path: Path, garbage: str) -> None:
+    (tmp_path / "rolebook.yaml").write_text("limits: {mistakes: 7}\n")
+    load_config(tmp_path)
+    cached(tmp_path).write_text(garbage)
+    assert load_config(tmp_path).limits.mistakes == 7
+    assert '"mistakes": 7' in cached(tmp_path).read_text()
+
+
+def test_a_cache_that_holds_a_setting_rolebook_refuses_still_gives_the_line_of_the_file(tmp_path: Path) -> None:
+    path = tmp_path / "rolebook.yaml"
+    path.write_text("version: 1\nlimits: {mistakes: 7}\n")
+    load_config(tmp_path)
+    kept = cached(tmp_path).read_text().replace('"mistakes": 7', '"mistakes": -1')
+    cached(tmp_path).write_text(kept)
+    assert load_config(tmp_path).limits.mistakes == 7  # the cache is not trusted over the file
+
+
+def test_no_config_cache_is_written_where_the_config_moves_the_derived_folder(tmp_path: Path) -> None:
+    (tmp_path / "rolebook.yaml").write_text("paths: {derived: .cache/rolebook}\n")
+    assert load_config(tmp_path).layout.derived == tmp_path / ".cache/rolebook"
+    assert not (tmp_path / "agents").exists() and not (tmp_path / ".cache").exists()
+
+
+def test_deleting_the_derived_folder_loses_no_setting(tmp_path: Path) -> None:
+    import shutil
+
+    (tmp_path / "rolebook.yaml").write_text("limits: {mistakes: 9}\n")
+    load_config(tmp_path)
+    shutil.rmtree(tmp_path / "agents/state/.rolebook")
+    assert load_config(tmp_path).limits.mistakes == 9

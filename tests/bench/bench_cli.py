@@ -1,9 +1,15 @@
-"""Whole-process `rolebook read`, `update` and `recall` against `python -c pass`.
+"""Whole-process commands against `python -c pass`: read, recall, the session hooks, update,
+search and read --task.
 
-Run by hand (never in CI): `python tests/bench/bench_cli.py [--runs 30]`. Budgets
-(DESIGN.md section 11): read (and recall, a hook's) at most 6x the bare interpreter,
-update at most 10x, all flat from 0 to 100k archived records. The bare interpreter is timed in the same
-run, interleaved with the commands, because these machines are shared and noisy.
+Run by hand (never in CI): `python tests/bench/bench_cli.py [--runs 21] [--sizes 0,100000]`;
+`--rolebook PATH` (repeatable) times another installation too, interleaved (a checkout
+of an earlier commit, say), one row each.
+Budgets (DESIGN.md section 11): read, recall and the hooks at most 6x the bare
+interpreter; search and read --task at most 8x; update at most 10x; all flat from 0 to
+100k archived records. The bare interpreter is timed in the same run, interleaved with
+the commands, because these machines are shared and noisy; the figures are medians.
+Searches run in keyword mode (ROLEBOOK_SEARCH_MODE=keyword): a first search by meaning
+loads a model and has its own budget (tests/bench/bench_semantic_cold.py).
 """
 
 from __future__ import annotations
@@ -21,6 +27,7 @@ from pathlib import Path
 
 ROLEBOOK = [sys.executable, "-m", "rolebook"]
 SCRIPT = shutil.which("rolebook")
+ENV = {**os.environ, "ROLEBOOK_SEARCH_MODE": "keyword"}
 
 
 def make_root(root: Path, records: int) -> None:
@@ -60,46 +67,72 @@ def make_root(root: Path, records: int) -> None:
             ],
             check=True,
             capture_output=True,
+            env=ENV,
         )
+    subprocess.run([*ROLEBOOK, "--root", str(root), "search", "npm"], check=False, capture_output=True, env=ENV)
 
 
 def timed(cmd: list[str], stdin: str | None = None) -> float:
     start = time.perf_counter()
-    subprocess.run(cmd, check=False, input=stdin, capture_output=True, text=True)
+    subprocess.run(cmd, check=False, input=stdin, capture_output=True, text=True, env=ENV)
     return time.perf_counter() - start
+
+
+#: (column, the arguments after `rolebook --root ROOT`, its hook JSON on stdin or None); `{i}` is the run
+COMMANDS: tuple[tuple[str, tuple[str, ...], str | None], ...] = (
+    ("read", ("read", "coder"), None),
+    (
+        "recall",
+        ("recall", "--role", "coder"),
+        json.dumps(
+            {
+                "hook_event_name": "PostToolUseFailure",
+                "tool_name": "Bash",
+                "tool_input": {"command": "npm ci"},
+                "error": "EACCES flaky deploys",
+            }
+        ),
+    ),
+    ("start", ("hook", "session-start", "--role", "coder"), json.dumps({"session_id": "bench-{i}"})),
+    ("stop", ("hook", "stop", "--role", "coder"), json.dumps({"session_id": "bench-{i}"})),
+    ("update", ("update", "coder", "-l", "bench learning {i}"), None),
+    ("search", ("search", "npm caches"), None),
+    ("task", ("read", "coder", "--task", "flaky deploys"), None),
+)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--runs", type=int, default=30)
-    parser.add_argument("--sizes", default="0,10000,100000")
+    parser.add_argument("--runs", type=int, default=21)
+    parser.add_argument("--sizes", default="0,100000")
+    parser.add_argument("--rolebook", action="append", default=[], help="another rolebook executable to time")
     args = parser.parse_args()
-    exe = [SCRIPT] if SCRIPT else ROLEBOOK
-    print(f"python {sys.version.split()[0]}, {os.cpu_count()} cpus, command {' '.join(exe)}, {args.runs} runs each")
-    print(
-        f"{'archive':>8} {'pass ms':>8} {'read ms':>8} {'read x':>7} {'update ms':>10} {'update x':>9} "
-        f"{'recall ms':>10} {'recall x':>9}"
-    )
-    failure = json.dumps(
-        {
-            "hook_event_name": "PostToolUseFailure",
-            "tool_name": "Bash",
-            "tool_input": {"command": "npm ci"},
-            "error": "EACCES flaky deploys",
-        }
-    )
+    exes = [[SCRIPT] if SCRIPT else ROLEBOOK] + [[path] for path in args.rolebook]
+    print(f"python {sys.version.split()[0]}, {os.cpu_count()} cpus, {args.runs} runs each")
+    for n, exe in enumerate(exes):
+        print(f"rolebook {n}: {' '.join(exe)}")
+    print("medians in ms, and (x) against python -c pass in the same run")
+    print(f"{'archive':>8} {'pass':>6}" + "".join(f" {name:>15}" for name, _, _ in COMMANDS))
     for size in (int(s) for s in args.sizes.split(",")):
         with tempfile.TemporaryDirectory() as tmp:
-            root = Path(tmp)
-            make_root(root, size)
-            base, read, update, recall = [], [], [], []
+            make_root(Path(tmp), size)
+            base: list[float] = []
+            times: dict[tuple[int, str], list[float]] = {}
             for i in range(args.runs):
                 base.append(timed([sys.executable, "-c", "pass"]))
-                read.append(timed([*exe, "--root", tmp, "read", "coder"]))
-                update.append(timed([*exe, "--root", tmp, "update", "coder", "-l", f"bench learning {i}"]))
-                recall.append(timed([*exe, "--root", tmp, "recall", "--role", "coder"], failure))
-            b, r, u, c = (statistics.median(x) * 1000 for x in (base, read, update, recall))
-            print(f"{size:>8} {b:>8.1f} {r:>8.1f} {r / b:>7.1f} {u:>10.1f} {u / b:>9.1f} {c:>10.1f} {c / b:>9.1f}")
+                for n, exe in enumerate(exes):
+                    for name, argv, stdin in COMMANDS:
+                        cmd = [*exe, "--root", tmp, *(a.format(i=f"{n}-{i}") for a in argv)]
+                        hook_input = stdin.replace("{i}", f"{n}-{i}") if stdin else None
+                        times.setdefault((n, name), []).append(timed(cmd, hook_input))
+            b = statistics.median(base) * 1000
+            for n in range(len(exes)):
+                cells = []
+                for name, _, _ in COMMANDS:
+                    ms = statistics.median(times[n, name]) * 1000
+                    cells.append(f"{ms:>8.1f} ({ms / b:>4.1f})")
+                label = f"{size}" if len(exes) == 1 else f"{size}/{n}"
+                print(f"{label:>8} {b:>6.1f}" + "".join(f" {c:>15}" for c in cells), flush=True)
 
 
 if __name__ == "__main__":

