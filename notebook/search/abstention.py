@@ -1,0 +1,248 @@
+"""Which remembered lesson is sure to be about a failed command; otherwise none.
+
+The recall hook shows a lesson unasked, so it shows one only when the failure's signal
+(`failure.py`) and the lesson share enough that is rare in the memory: words, pairs of
+words side by side, an error code; a lesson that cites another code of the same kind
+is about another problem. A word weighs by how few documents hold it, counted, not
+relative to the memory's size: a word two lessons hold points at those two whether the
+memory has 300 documents or 100,000.
+
+Every constant below was fitted on the "fit" rows of tests/fixtures/failures/a and is
+reported on its held-out rows and on set b (`python tests/bench/bench_recall.py --fit`
+sweeps them; the variants tried and their figures are in that script's docstring).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import itertools
+import math
+import re
+from dataclasses import dataclass, replace
+
+from ..store import Index, Layout, rebuilt_on_failure, refresh
+from . import lookups
+from .failure import Failure, camel_parts
+from .query import fts_expression
+from .ranking import hit_of
+from .render import Hit, SearchResult
+
+#: a word held by d documents weighs 1 / (1 + WEIGHT_SLOPE * ln d); a pair side by side the same
+WEIGHT_SLOPE = 1.0
+#: a shared word or pair adds its weight to this power: one rare word outweighs several common ones
+POWER = 1.0
+#: the failing command's own words (tool, action) count this much more than the output's
+COMMAND_WEIGHT = 1.5
+#: an error code (EACCES, TS2307, E0502) the lesson cites too; one it cites instead
+CODE_BONUS = 2.0
+OTHER_CODE = 0.0
+#: how much the best lesson's lead over the next counts towards its strength
+MARGIN_WEIGHT = 0.5
+#: the strength a lesson needs to be shown
+THRESHOLD = 3.8
+#: a second lesson is shown when it is strong too and at least this share of the first
+SECOND_SHARE = 0.85
+MAX_SHOWN = 2
+#: the lessons scored for a failure: the best by BM25 on its rarest words
+CANDIDATES = 30
+QUERY_WORDS = 16
+
+_CODE = re.compile(r"(?<![\w-])(?:E[A-Z]{3,}[A-Z0-9_]*|ERR_[A-Z0-9_]+|[A-Z]{1,4}\d{3,5})(?![\w-])")
+_STATUS = re.compile(r"(?<!\d)[45]\d\d(?!\d)")
+_STOP = frozenset(
+    "a an and are as at be been but by can could do does for from had has have how i if in into is "
+    "it its me my of on or our so than that the their them then there these they this to was we were "
+    "what when where which while who why will with would you your".split()
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Signal:
+    """A failure as the index's terms: the command's stems, each key line's stems (stop
+    words out), the error codes (casefolded), and a word to look each stem up by."""
+
+    command: tuple[str, ...]
+    lines: tuple[tuple[str, ...], ...]
+    codes: frozenset[str]
+    statuses: frozenset[str]
+    spelled: dict[str, str]
+
+    def words(self) -> set[str]:
+        return {t for t in (*self.command, *(t for line in self.lines for t in line)) if _telling(t)}
+
+    def pairs(self) -> set[tuple[str, str]]:
+        out = set(itertools.pairwise(self.command))
+        for line in self.lines:
+            out |= set(itertools.pairwise(line))
+        return out
+
+
+def _telling(term: str) -> bool:
+    """A term worth matching: a word, or a number that is an HTTP-like status (404)."""
+    return not term.isdigit() or bool(_STATUS.fullmatch(term))
+
+
+def signal(index: Index, failure: Failure) -> Signal:
+    """The failure's words as the index's tokenizer stems them."""
+    texts = [" ".join(failure.command)] + [f"{line} {camel_parts(line)}" for line in failure.lines]
+    words = [w for text in texts for w in text.split()]
+    stemmed = lookups.stems(index, [w.casefold() for w in words])
+    spelled: dict[str, str] = {}
+    for word, terms in zip(words, stemmed, strict=True):
+        for term in terms:
+            spelled.setdefault(term, word.casefold())
+    stop = {t for terms in lookups.stems(index, sorted(_STOP)) for t in terms}
+    sequences = [[t for t in terms if t not in stop] for terms in lookups.stems(index, texts)]
+    codes = frozenset(c.casefold() for c in failure.codes)
+    statuses = frozenset(c[1:] for c in codes if re.fullmatch(r"e[45]\d\d", c))
+    return Signal(tuple(sequences[0]), tuple(tuple(s) for s in sequences[1:]), codes, statuses, spelled)
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """A lesson that shares words with the failure: its hit, its terms and pairs, its codes."""
+
+    hit: Hit
+    terms: frozenset[str]
+    pairs: frozenset[tuple[str, str]]
+    codes: frozenset[str]
+    statuses: frozenset[str]
+
+
+@dataclass(frozen=True, slots=True)
+class Evidence:
+    """What a lesson shares with a failure: each shared term (how many documents hold it,
+    and whether it is one of the command's words), each shared pair of words side by
+    side (how many documents hold it), and the codes: 1 the same error code (or an HTTP
+    status), -1 another code of the kind, 0 none."""
+
+    hit: Hit
+    terms: tuple[tuple[int, bool], ...]
+    pairs: tuple[int, ...]
+    code: int
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """The fitted constants of the decision (the module's defaults; the fit sweeps them)."""
+
+    slope: float = WEIGHT_SLOPE
+    power: float = POWER
+    command: float = COMMAND_WEIGHT
+    code: float = CODE_BONUS
+    other: float = OTHER_CODE
+    margin: float = MARGIN_WEIGHT
+    threshold: float = THRESHOLD
+    second: float = SECOND_SHARE
+    shown: int = MAX_SHOWN
+
+    def weight(self, count: int) -> float:
+        """What a term or pair held by `count` documents weighs (0 when none holds it)."""
+        return 1.0 / (1.0 + self.slope * math.log(count)) if count > 0 else 0.0
+
+    def strength(self, e: Evidence) -> float:
+        """How surely a lesson is about the failure (see the module docstring)."""
+        score = sum((self.weight(n) * (self.command if cmd else 1.0)) ** self.power for n, cmd in e.terms)
+        score += sum(self.weight(n) ** self.power for n in e.pairs)
+        return score + (self.code if e.code > 0 else self.other if e.code < 0 else 0.0)
+
+    def decide(self, found: list[Evidence]) -> list[Hit]:
+        """The lessons to show, best first: none unless the best is strong enough."""
+        scored = sorted(((self.strength(e), e.hit) for e in found), key=lambda x: -x[0])
+        if not scored:
+            return []
+        best = scored[0][0]
+        lead = best - (scored[1][0] if len(scored) > 1 else 0.0)
+        if best + self.margin * lead < self.threshold:
+            return []
+        shown = [replace(scored[0][1], score=best)]
+        for score, hit in scored[1 : self.shown]:
+            if score >= self.threshold and score >= self.second * best:
+                shown.append(replace(hit, score=score))
+        return shown
+
+
+def sure_hits(
+    roots: list[tuple[str, Layout]], failure: Failure, roles: tuple[str, ...] = (), today: dt.date | None = None
+) -> SearchResult:
+    """The lessons of these roots (the first is this one) sure to be about the failure,
+    best first: usually none. A shared root that cannot be searched is a warning."""
+    found, warnings = evidence(roots, failure, roles, today)
+    shown = tuple(Decision().decide(found))
+    return SearchResult(shown, len(shown), warnings)
+
+
+def evidence(
+    roots: list[tuple[str, Layout]], failure: Failure, roles: tuple[str, ...] = (), today: dt.date | None = None
+) -> tuple[list[Evidence], tuple[str, ...]]:
+    """What each candidate lesson of these roots shares with the failure, counted over
+    all the roots together; and the warnings (a shared root that could not be searched)."""
+    today = today or dt.date.today()
+    if not (failure.command or failure.lines):
+        return [], ()
+    warnings: list[str] = []
+    sig: Signal | None = None
+    counts: dict[str, int] = {}
+    pair_counts: dict[tuple[str, str], int] = {}
+    candidates: list[Candidate] = []
+    for name, layout in roots:
+        try:
+            part = rebuilt_on_failure(layout, lambda layout=layout, sig=sig: _root(layout, failure, sig, roles, today))
+        except Exception as exc:
+            if not name:
+                raise
+            warnings.append(f"shared root {name!r} was not searched: {exc}")
+            continue
+        sig, root_counts, root_pairs, root_candidates, root_warnings = part
+        warnings += [f"{name}: {w}" if name else w for w in root_warnings]
+        for term, n in root_counts.items():
+            counts[term] = counts.get(term, 0) + n
+        for pair, n in root_pairs.items():
+            pair_counts[pair] = pair_counts.get(pair, 0) + n
+        seen = {c.hit.id for c in candidates}
+        candidates += [replace(c, hit=replace(c.hit, origin=name)) for c in root_candidates if c.hit.id not in seen]
+    if sig is None:
+        return [], tuple(dict.fromkeys(warnings))
+    words, pairs, command = sig.words(), sig.pairs(), set(sig.command)
+    found = []
+    for c in candidates:
+        code = 1 if sig.codes & c.codes or sig.statuses & c.statuses else -1 if sig.codes and c.codes else 0
+        terms = tuple((counts.get(t, 0), t in command) for t in sorted(words & c.terms))
+        found.append(Evidence(c.hit, terms, tuple(pair_counts.get(p, 0) for p in sorted(pairs & c.pairs)), code))
+    return found, tuple(dict.fromkeys(warnings))
+
+
+def _root(
+    layout: Layout, failure: Failure, sig: Signal | None, roles: tuple[str, ...], today: dt.date
+) -> tuple[Signal, dict[str, int], dict[tuple[str, str], int], list[Candidate], list[str]]:
+    """One root's part: the signal (made with the first root's index), how many of its
+    documents hold each term and pair, and its candidate lessons."""
+    with Index(layout) as index:
+        warnings = refresh(layout, index)
+        sig = sig or signal(index, failure)
+        words = sorted(sig.words())
+        counts, _ = lookups.document_counts(index, words)
+        held = sorted((w for w in words if counts.get(w)), key=lambda w: counts[w])[:QUERY_WORDS]
+        if not held:
+            return sig, counts, {}, [], warnings
+        ranked = lookups.ranked(index, fts_expression([sig.spelled.get(w, w) for w in held]), False, CANDIDATES)
+        rows = lookups.hit_rows(index, "rowid", list(ranked), lookups.filters(roles=roles))
+        texts = lookups.texts_of(index, [row[0] for row in rows])
+        stop = {t for terms in lookups.stems(index, sorted(_STOP)) for t in terms}
+        stemmed = lookups.stems(index, [f"{texts[row[0]]} {camel_parts(texts[row[0]])}" for row in rows])
+        candidates = []
+        wanted = sig.pairs()
+        pairs_seen: set[tuple[str, str]] = set()
+        for row, terms in zip(rows, stemmed, strict=True):
+            kept = [t for t in terms if t not in stop]
+            pairs = frozenset(itertools.pairwise(kept)) & wanted
+            pairs_seen |= pairs
+            text = texts[row[0]]
+            hit = hit_of((*row[1:10], ranked[row[0]], *row[10:]), today)
+            codes = frozenset(c.casefold() for c in _CODE.findall(text))
+            candidates.append(Candidate(hit, frozenset(kept), pairs, codes, frozenset(_STATUS.findall(text))))
+        pair_counts = {
+            p: lookups.near_count(index, sig.spelled.get(p[0], p[0]), sig.spelled.get(p[1], p[1]), 64)
+            for p in sorted(pairs_seen)
+        }
+    return sig, counts, pair_counts, candidates, warnings
