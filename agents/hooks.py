@@ -59,8 +59,8 @@ def _joined(head: bytes, tail: bytes) -> str:
     text = head.decode("utf-8", "ignore")
     backslashes = len(text) - len(text.rstrip("\\"))
     text = text[: len(text) - backslashes % 2]
-    escape = text.rfind("\\u", max(len(text) - 5, 0))
-    if escape >= 0 and (len(text) - len(text[:escape].rstrip("\\"))) % 2 == 1:
+    escape = text.rfind("\\u", max(len(text) - 5, 0))  # a \\uXXXX cut short?
+    if escape >= 0 and (escape + 1 - len(text[: escape + 1].rstrip("\\"))) % 2 == 1:
         text = text[:escape]
     rest = tail.decode("utf-8", "ignore")
     for skip in range(8):
@@ -179,10 +179,10 @@ def failed_call(data: dict[str, Any], agent: str | None) -> tuple[str, str] | No
             return None
         return command, "\n".join(lines[:last] if found else lines)
     if agent == "codex":
-        code = response.get("exit_code", response.get("exitCode")) if isinstance(response, dict) else None
-        if not isinstance(code, int):
-            code = _codex_exit_code(data.get("transcript_path"), data.get("tool_use_id"))
-        if not code:  # 0, or not known: not sure it failed
+        given = response.get("exit_code", response.get("exitCode")) if isinstance(response, dict) else None
+        if not isinstance(given, int):
+            given = _codex_exit_code(data.get("transcript_path"), data.get("tool_use_id"))
+        if not given:  # 0, or not known: not sure it failed
             return None
         return command, _text(response)
     if data.get("hook_event_name") == "PostToolUse":  # Claude Code: only successes come here

@@ -19,6 +19,7 @@ import itertools
 import math
 import re
 from dataclasses import dataclass, replace
+from functools import partial
 
 from ..store import Index, Layout, rebuilt_on_failure, refresh
 from . import lookups
@@ -66,6 +67,7 @@ class Signal:
     codes: frozenset[str]
     statuses: frozenset[str]
     spelled: dict[str, str]
+    stop: frozenset[str]
 
     def words(self) -> set[str]:
         return {t for t in (*self.command, *(t for line in self.lines for t in line)) if _telling(t)}
@@ -82,20 +84,24 @@ def _telling(term: str) -> bool:
     return not term.isdigit() or bool(_STATUS.fullmatch(term))
 
 
+_TOKEN = re.compile(r"[^\W_]+")  # what the index's tokenizer (unicode61) takes for a word
+
+
 def signal(index: Index, failure: Failure) -> Signal:
-    """The failure's words as the index's tokenizer stems them."""
+    """The failure's words as the index's tokenizer stems them (one pass through it)."""
     texts = [" ".join(failure.command)] + [f"{line} {camel_parts(line)}" for line in failure.lines]
-    words = [w for text in texts for w in text.split()]
-    stemmed = lookups.stems(index, [w.casefold() for w in words])
+    *stemmed, stop_terms = lookups.stems(index, [*texts, " ".join(sorted(_STOP))])
+    stop = frozenset(stop_terms)
     spelled: dict[str, str] = {}
-    for word, terms in zip(words, stemmed, strict=True):
-        for term in terms:
-            spelled.setdefault(term, word.casefold())
-    stop = {t for terms in lookups.stems(index, sorted(_STOP)) for t in terms}
-    sequences = [[t for t in terms if t not in stop] for terms in lookups.stems(index, texts)]
+    for text, terms in zip(texts, stemmed, strict=True):
+        words = _TOKEN.findall(text.casefold())
+        if len(words) == len(terms):  # the tokenizer's words, one for one: each term's spelling
+            for word, term in zip(words, terms, strict=True):
+                spelled.setdefault(term, word)
+    sequences = [tuple(t for t in terms if t not in stop) for terms in stemmed]
     codes = frozenset(c.casefold() for c in failure.codes)
     statuses = frozenset(c[1:] for c in codes if re.fullmatch(r"e[45]\d\d", c))
-    return Signal(tuple(sequences[0]), tuple(tuple(s) for s in sequences[1:]), codes, statuses, spelled)
+    return Signal(sequences[0], tuple(sequences[1:]), codes, statuses, spelled, stop)
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,8 +148,11 @@ class Decision:
 
     def strength(self, e: Evidence) -> float:
         """How surely a lesson is about the failure (see the module docstring)."""
-        score = sum((self.weight(n) * (self.command if cmd else 1.0)) ** self.power for n, cmd in e.terms)
-        score += sum(self.weight(n) ** self.power for n in e.pairs)
+        score = 0.0
+        for n, cmd in e.terms:
+            score += (self.weight(n) * (self.command if cmd else 1.0)) ** self.power
+        for n in e.pairs:
+            score += self.weight(n) ** self.power
         return score + (self.code if e.code > 0 else self.other if e.code < 0 else 0.0)
 
     def decide(self, found: list[Evidence]) -> list[Hit]:
@@ -187,7 +196,7 @@ def evidence(
     candidates: list[Candidate] = []
     for name, layout in roots:
         try:
-            part = rebuilt_on_failure(layout, lambda layout=layout, sig=sig: _root(layout, failure, sig, roles, today))
+            part = rebuilt_on_failure(layout, partial(_root, layout, failure, sig, roles, today))
         except Exception as exc:
             if not name:
                 raise
@@ -228,7 +237,7 @@ def _root(
         ranked = lookups.ranked(index, fts_expression([sig.spelled.get(w, w) for w in held]), False, CANDIDATES)
         rows = lookups.hit_rows(index, "rowid", list(ranked), lookups.filters(roles=roles))
         texts = lookups.texts_of(index, [row[0] for row in rows])
-        stop = {t for terms in lookups.stems(index, sorted(_STOP)) for t in terms}
+        stop = sig.stop
         stemmed = lookups.stems(index, [f"{texts[row[0]]} {camel_parts(texts[row[0]])}" for row in rows])
         candidates = []
         wanted = sig.pairs()
@@ -241,8 +250,12 @@ def _root(
             hit = hit_of((*row[1:10], ranked[row[0]], *row[10:]), today)
             codes = frozenset(c.casefold() for c in _CODE.findall(text))
             candidates.append(Candidate(hit, frozenset(kept), pairs, codes, frozenset(_STATUS.findall(text))))
+        # a pair is held by no more documents than either of its words: where one of them
+        # is held by a single document, so is the pair (no need to ask)
         pair_counts = {
-            p: lookups.near_count(index, sig.spelled.get(p[0], p[0]), sig.spelled.get(p[1], p[1]), 64)
+            p: 1
+            if min(counts.get(p[0], 0), counts.get(p[1], 0)) <= 1
+            else lookups.near_count(index, sig.spelled.get(p[0], p[0]), sig.spelled.get(p[1], p[1]), 64)
             for p in sorted(pairs_seen)
         }
     return sig, counts, pair_counts, candidates, warnings

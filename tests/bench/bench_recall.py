@@ -35,7 +35,14 @@ from typing import Any
 
 HERE = Path(__file__).resolve().parent
 FIXTURES = HERE.parent / "fixtures" / "failures"
-FORMS = ("claude", "args", "gemini", "copilot", "codex")
+sys.path.insert(0, str(HERE.parent / "agents"))
+from payloads import FORMS, output_of  # noqa: E402
+from payloads import payload as form_payload  # noqa: E402
+
+
+def payload(form: str, case: dict[str, Any], folder: Path | None = None) -> tuple[str, list[str]]:
+    """(stdin, arguments) for the hook as the agent CLI `form` hands a labelled case over."""
+    return form_payload(form, case["command"], case["exit_code"], output_of(case), folder)
 
 
 def load(name: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[dict[str, Any]]]:
@@ -70,52 +77,6 @@ def make_root(root: Path, lessons: list[dict[str, Any]]) -> dict[str, str]:
             if lesson and rec.get("id"):
                 ids[rec["id"]] = lesson
     return ids
-
-
-def output_of(case: dict[str, Any]) -> str:
-    """The command's output as a shell tool shows it: stdout, then stderr."""
-    return "\n".join(s for s in (case["stdout"], case["stderr"]) if s)
-
-
-def payload(form: str, case: dict[str, Any]) -> tuple[str, list[str]]:
-    """(stdin, extra arguments) for the hook as the agent CLI `form` calls it, with the
-    payload shapes the real CLIs send (captured from Claude Code 2.1, Gemini CLI 0.61,
-    Copilot CLI 1.0.102, Codex 0.169)."""
-    command, code, out = case["command"], case["exit_code"], output_of(case)
-    session = {"session_id": "bench", "cwd": "/tmp/bench"}
-    if form == "args":
-        return "", ["--command", command, "--error", out]
-    if form == "claude":  # PostToolUseFailure: only on a failure
-        body = {"hook_event_name": "PostToolUseFailure", "tool_name": "Bash", "tool_input": {"command": command}}
-        return json.dumps({**session, **body, "error": f"Exit code {code}\n{out}", "is_interrupt": False}), []
-    if form == "gemini":  # AfterTool, after every command: "Exit Code: N" only when N is not 0
-        lines = (
-            [f"Output: {out or '(empty)'}"] + ([f"Exit Code: {code}"] if code else []) + ["Process Group PGID: 4242"]
-        )
-        content = "<untrusted_context>\n" + "\n".join(lines) + "\n</untrusted_context>"
-        response = {"llmContent": content, "returnDisplay": out}
-        body = {"hook_event_name": "AfterTool", "tool_name": "run_shell_command", "tool_input": {"command": command}}
-        return json.dumps({**session, **body, "tool_response": response}), ["--agent", "gemini"]
-    if form == "copilot":  # PostToolUse, after every command: result_type "success" even for exit 1
-        text = f"{out}\n<shellId: 0 completed with exit code {code}>"
-        result = {"result_type": "success", "text_result_for_llm": text}
-        body = {"hook_event_name": "PostToolUse", "tool_name": "Bash", "tool_input": {"command": command}}
-        return json.dumps({**session, **body, "tool_result": result}), ["--agent", "copilot"]
-    if form == "codex":  # PostToolUse gives the output alone; the exit code is in the transcript
-        raise NotImplementedError("codex: see codex_payload")
-    raise ValueError(form)
-
-
-def codex_payload(case: dict[str, Any], transcript: Path) -> tuple[str, list[str]]:
-    """Codex 0.169's PostToolUse for exec_command, and the rollout line it writes first."""
-    call = f"call_{case['id']}"
-    item = {"type": "CommandExecution", "id": call, "status": "failed" if case["exit_code"] else "completed"}
-    item |= {"aggregated_output": output_of(case), "exit_code": case["exit_code"]}
-    line = {"type": "event_msg", "payload": {"type": "item_completed", "item": item}}
-    transcript.write_text(json.dumps(line) + "\n", encoding="utf-8")
-    body = {"hook_event_name": "PostToolUse", "tool_name": "Bash", "tool_input": {"command": case["command"]}}
-    body |= {"tool_response": output_of(case), "tool_use_id": call, "transcript_path": str(transcript)}
-    return json.dumps({"session_id": "bench", "cwd": "/tmp/bench", **body}), ["--agent", "codex"]
 
 
 def run_hook(root: Path, stdin: str, extra: list[str], process: bool) -> str:
@@ -184,11 +145,10 @@ def measure(
     process: bool,
 ) -> Tally:
     tally = Tally()
-    transcript = root.parent / "rollout.jsonl"
     for case, is_failure in [(c, True) for c in failures] + [(c, False) for c in successes]:
-        if not is_failure and form in ("claude", "args"):
-            continue  # Claude Code never calls a PostToolUseFailure hook on a success; --error says it failed
-        stdin, extra = codex_payload(case, transcript) if form == "codex" else payload(form, case)
+        if not is_failure and form == "args":
+            continue  # --command/--error say the command failed
+        stdin, extra = payload(form, case, root.parent)
         start = time.perf_counter()
         text = context_text(run_hook(root, stdin, extra, process))
         tally.seconds += time.perf_counter() - start
