@@ -33,17 +33,18 @@ def cases(name: str) -> list[dict[str, Any]]:
     return rows
 
 
-@pytest.fixture
-def root(tmp_path: Path) -> Path:
+@pytest.fixture(scope="module")
+def root(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A project whose coder remembers an npm lesson, and other things."""
-    project = tmp_path / "project"
-    project.mkdir()
-    for args in (
-        ["init", "coder"],
-        ["update", "coder", "-m", LESSON, "-l", "the staging database is db-stg"],
-        ["update", "coder", "-l", "Smaller pull requests, please.", "-l", "pip install needs the venv active"],
-    ):
-        subprocess.run([ROLEBOOK, "--root", str(project), *args], check=True, capture_output=True)
+    from rolebook.agents.config import load_config
+    from rolebook.agents.session import open_session
+
+    project = tmp_path_factory.mktemp("project")
+    (project / "rolebook.yaml").write_text("search:\n  mode: keyword\n", encoding="utf-8")
+    session = open_session(load_config(project))
+    texts = {"mistakes": [LESSON], "learnings": ["the staging database is db-stg", "Smaller pull requests, please."]}
+    session.end("coder", session.entries("2026-03-01", **texts))
+    session.end("coder", session.entries("2026-03-02", learnings=["pip install needs the venv active"]))
     return project
 
 
