@@ -82,7 +82,8 @@ class Session:
     # -- session start -------------------------------------------------------------
 
     def start(self, role: str, task: str | None = None, budget: int = 500) -> Started:
-        """The role's notebook and alerts; with `task`, the archive hits most relevant to it.
+        """The role's notebook and alerts; with `task`, the archive hits surely about it
+        (usually few or none; `task_hits`).
 
         A task of any length is a valid one: an over-long one is cut (the hits' warnings
         say so), never refused, so the notebook always comes back.
@@ -93,10 +94,12 @@ class Session:
         read = read_notebook(self.layout, role, self.limits)
         if task is None or not task.strip():
             return Started(read, None, None, budget)
-        from rolebook.notebook.search import Query
+        from rolebook.notebook.search import Query, task_hits
 
-        found = self.search(Query(task, skip_active_of=role, limit=TASK_HITS))
-        return Started(read, task, found, budget)
+        # searched as `search` searches (the configured mode, meaning where the extra
+        # loads), then only the hits rolebook is sure of: this reaches the agent unasked
+        query = Query(task, skip_active_of=role, limit=TASK_HITS, mode=self.mode)
+        return Started(read, task, task_hits(self.roots(), task, query, self.model), budget)
 
     def roots(self, root_only: bool = False) -> list[tuple[str, Layout]]:
         """(origin, layout) of the roots a search looks in: this one ("") first."""

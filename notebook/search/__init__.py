@@ -10,7 +10,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # what type checkers see; at run time each name loads on first use
-    from .abstention import sure_hits
+    from .abstention import sure_hits, task_hits
     from .failure import bounded, failure_of
     from .query import STATUSES, Query
     from .render import SearchResult, render_hits, render_within
@@ -20,6 +20,7 @@ if TYPE_CHECKING:  # what type checkers see; at run time each name loads on firs
 # Loaded on first use: importing one name (the read path does) does not import every module.
 _WHERE = {
     "sure_hits": "abstention",
+    "task_hits": "abstention",
     "bounded": "failure",
     "failure_of": "failure",
     "Query": "query",
@@ -44,6 +45,7 @@ __all__ = [
     "render_within",
     "search_roots",
     "sure_hits",
+    "task_hits",
 ]
 
 

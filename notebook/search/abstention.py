@@ -23,8 +23,8 @@ from functools import partial
 
 from ..store import Index, Layout, rebuilt_on_failure, refresh
 from . import lookups
-from .failure import Failure, camel_parts
-from .query import fts_expression
+from .failure import Failure, camel_parts, task_of
+from .query import Query, fts_expression
 from .ranking import hit_of
 from .render import Hit, SearchResult
 
@@ -44,6 +44,13 @@ THRESHOLD = 3.8
 #: a second lesson is shown when it is strong too and at least this share of the first
 SECOND_SHARE = 0.85
 MAX_SHOWN = 2
+#: `read --task`: the keyword strength a task hit needs (a task is short: fewer words to
+#: share), or the score by meaning (hybrid or semantic) it needs instead; at most
+#: TASK_SHOWN are shown. Fitted on the fit queries of tests/fixtures/retrieval_heldout
+#: asked with their answers in memory and with them taken out (tests/bench/bench_task.py).
+TASK_THRESHOLD = 2.4
+MEANING_THRESHOLD = 0.92
+TASK_SHOWN = 3
 #: the lessons scored for a failure: the best by BM25 on its rarest words
 CANDIDATES = 30
 QUERY_WORDS = 16
@@ -179,6 +186,25 @@ def sure_hits(
     found, warnings = evidence(roots, failure, roles, today)
     shown = tuple(Decision().decide(found))
     return SearchResult(shown, len(shown), warnings)
+
+
+def task_hits(roots: list[tuple[str, Layout]], task: str, query: Query, model: str | None = None) -> SearchResult:
+    """`read --task`: what `search` finds for the task, in the query's mode (None: hybrid
+    when the semantic extra loads), keeping only the hits the decision is sure of: none
+    most of the time, and then no task section at all."""
+    from . import semantic
+    from .retrieval import search_roots
+
+    found = search_roots(roots, query, model=model)
+    if not found.hits:
+        return found
+    meaning = query.mode != "keyword" and semantic.available() and semantic.load(model) is not None
+    sure, _ = evidence(roots, task_of(task), query.roles)
+    strong = {e.hit.id: Decision().strength(e) for e in sure}
+    kept = tuple(
+        h for h in found.hits if strong.get(h.id, 0.0) >= TASK_THRESHOLD or (meaning and h.score >= MEANING_THRESHOLD)
+    )[:TASK_SHOWN]
+    return SearchResult(kept, len(kept), found.warnings)
 
 
 def evidence(

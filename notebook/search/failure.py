@@ -187,3 +187,12 @@ def failure_of(command: str, output: str) -> Failure:
     if not lines:
         lines = rest[-FALLBACK_LINES:]
     return Failure(command_words(command), tuple(dict.fromkeys(codes)), tuple(dict.fromkeys(lines)))
+
+
+def task_of(text: str) -> Failure:
+    """A task as the recall decision reads a failure: its words (noise out) as one line,
+    and the error codes it names (an agent pastes them)."""
+    text = bounded(text)
+    codes = [c for c in _CODE.findall(text) if c not in _NOT_CODES] + _BRACKET_CODE.findall(text)
+    cleaned = clean(_ANSI.sub("", text))
+    return Failure((), tuple(dict.fromkeys(codes)), (cleaned,) if cleaned else ())
