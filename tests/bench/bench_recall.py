@@ -233,6 +233,13 @@ def sweep(cases: list[tuple[set[str], list[Any]]], decision: Any) -> list[tuple[
     return out
 
 
+def steady(swept: list[tuple[tuple[float, float, float], float]], i: int) -> float:
+    """How steady a threshold is: the mean of the figures at the thresholds around it (the
+    fit's last tie-break: two configurations alike at their best, the one that stays so)."""
+    near = [sum(f) for f, _ in swept[max(i - 2, 0) : i + 3]]
+    return sum(near) / len(near)
+
+
 #: What the fit asks of a decision on the fit rows, a little above the goals (0.80, 0.90)
 #: so that it has room on rows it has not seen.
 FIT_PRECISION = 0.85
@@ -252,19 +259,20 @@ def fit(args: argparse.Namespace) -> None:
         ids = make_root(root, lessons)
         fit_cases = collect(root, ids, [f for f in failures if f["split"] == "fit"])
         held_cases = collect(root, ids, [f for f in failures if f["split"] == "held-out"])
-    results = []
+    results: list[tuple[tuple[float, float, float], Any, float]] = []
     grid = itertools.product(
         (0.5, 1.0, 2.0), (1.0, 2.0, 3.0), (1.0, 1.5), (0.0, 2.0, 4.0), (0.0, -2.0), (0.0, 0.5), (0.85, 2.0)
     )
     for slope, power, command, code, other, margin, second in grid:
         decision = Decision(slope, power, command, code, other, margin, 0.0, second)
-        ok = [(f, t) for f, t in sweep(fit_cases, decision) if f[1] >= FIT_PRECISION and f[2] >= FIT_SILENCE]
+        swept = sweep(fit_cases, decision)
+        ok = [(i, f, t) for i, (f, t) in enumerate(swept) if f[1] >= FIT_PRECISION and f[2] >= FIT_SILENCE]
         if ok:
-            f, t = max(ok, key=lambda x: (x[0][0], x[0][1] + x[0][2], -x[1]))
-            results.append((f, replace(decision, threshold=t)))
-    results.sort(key=lambda r: (-r[0][0], -r[0][1] - r[0][2]))
+            i, f, t = max(ok, key=lambda x: (x[1][0], x[1][1] + x[1][2], steady(swept, x[0])))
+            results.append((f, replace(decision, threshold=t), steady(swept, i)))
+    results.sort(key=lambda r: (-r[0][0], -r[0][1] - r[0][2], -r[2]))
     print(f"{len(results)} of the grid reach precision {FIT_PRECISION} and silence {FIT_SILENCE} on the fit rows")
-    for (h, p, s), d in results[: args.top]:
+    for (h, p, s), d, _ in results[: args.top]:
         hh, hp, hs = score(held_cases, d)
         print(
             f"slope {d.slope} power {d.power} command {d.command} code {d.code} other {d.other} margin {d.margin} "
