@@ -10,13 +10,67 @@ They are reached without typer (see main.py), so they start as fast as `read`.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 import sys
 from pathlib import Path
 from typing import Any
 
-RECALL_BUDGET = 300  # tokens
+#: What the recall hook may add to an agent's context, in characters, all lessons together.
+RECALL_CHARS = 400
+#: What the hook keeps of its input on stdin: its first and last bytes (a tool's output can
+#: be any size; its signal is at its start and its end, notebook/search/failure.py)
+HEAD_BYTES = 64 * 1024
+TAIL_BYTES = 64 * 1024
+#: What it reads of a transcript, from its end, to find a command's exit code (Codex)
+TRANSCRIPT_TAIL_BYTES = 256 * 1024
+
+
+def read_bounded(stream: Any, head: int = HEAD_BYTES, tail: int = TAIL_BYTES) -> tuple[str, int]:
+    """(what a hook keeps of its stdin, how many bytes there were): all of it up to
+    `head + tail` bytes, else the first `head` and the last `tail`, joined inside the
+    JSON string they cut (a tool's output), so that it still parses. The rest is read
+    and dropped as it comes, in chunks: the work is bounded whatever the size."""
+    source = getattr(stream, "buffer", stream)
+    first = source.read(head + tail)
+    if isinstance(first, str):
+        first = first.encode("utf-8", "surrogateescape")
+    total = len(first)
+    if total < head + tail:
+        return first.decode("utf-8", "replace"), total
+    kept, last = first[:head], first[head:]
+    while True:
+        chunk = source.read(1 << 20)
+        if not chunk:
+            break
+        if isinstance(chunk, str):
+            chunk = chunk.encode("utf-8", "surrogateescape")
+        total += len(chunk)
+        last = (last + chunk)[-tail:]
+    if total <= head + tail:
+        return (kept + last).decode("utf-8", "replace"), total
+    return _joined(kept, last), total
+
+
+def _joined(head: bytes, tail: bytes) -> str:
+    """The head and the tail of a JSON document cut inside a string, joined so that it
+    parses (a partial escape at either end dropped); the head alone when they will not."""
+    text = head.decode("utf-8", "ignore")
+    backslashes = len(text) - len(text.rstrip("\\"))
+    text = text[: len(text) - backslashes % 2]
+    escape = text.rfind("\\u", max(len(text) - 5, 0))  # a \\uXXXX cut short?
+    if escape >= 0 and (escape + 1 - len(text[: escape + 1].rstrip("\\"))) % 2 == 1:
+        text = text[:escape]
+    rest = tail.decode("utf-8", "ignore")
+    for skip in range(8):
+        joined = text + "\\n[...]\\n" + rest[skip:]
+        try:
+            json.loads(joined)
+        except ValueError:
+            continue
+        return joined
+    return text
 
 
 def _hook_input(raw: str) -> dict[str, Any]:
@@ -37,32 +91,128 @@ def _text(value: Any) -> str:
     if isinstance(value, str):
         return value
     if isinstance(value, dict):
-        return " ".join(_text(v) for k, v in value.items() if k in ("command", "stderr", "stdout", "error", "output"))
+        return "\n".join(_text(v) for k, v in value.items() if k in ("command", "stdout", "stderr", "error", "output"))
+    if isinstance(value, list):
+        return "\n".join(map(_text, value))
     return ""
 
 
 def recall_text(root: Path | None, role: str | None, command: str, error: str) -> str:
-    """Past lessons matching a failed command and its error, within RECALL_BUDGET tokens."""
-    from rolebook.notebook.search import render_hits
+    """The past lessons surely about a failed command and its output, at most RECALL_CHARS
+    characters in all; '' when none is (the usual answer)."""
+    from rolebook.notebook.search import bounded, render_within
 
     from .config import find_root, load_config
     from .session import open_session
 
     config = load_config(root.absolute() if root else find_root())
-    # keywords only, whatever the config says (`recall` asks for them): this runs on every
-    # failed command, and a model load would stall the agent; shared roots too
-    found = open_session(config).recall(command, error, role)
-    lines = render_hits(found, RECALL_BUDGET) if found is not None else []
-    if not lines:
+    # keywords only, whatever the config says: this runs on every failed command, and a
+    # model load would stall the agent; shared roots too
+    found = open_session(config).recall(bounded(command), bounded(error), role)
+    if found is None or not found.hits:
         return ""
-    return "rolebook: past lessons that match this failure:\n" + "\n".join(lines)
+    header = "rolebook: past lessons that match this failure (notes from memory):"
+    return header + "\n" + "\n".join(render_within(found.hits, RECALL_CHARS - len(header) - 1))
 
 
-#: words in a shell command's output that say it failed (Codex's PostToolUse gives the output alone)
-_FAILED = re.compile(
-    r"(?i)\b(?:error|errors|failed|failure|fatal|denied|not found|no such file|exception|traceback|"
-    r"cannot|could not|exit (?:code|status):? [1-9]|segmentation fault|panic)\b"
+#: Copilot CLI's last line of a shell result (as Copilot itself reads it, 1.0.102), and
+#: the sandbox notes it may put after it
+_COPILOT_EXIT = re.compile(r"^<(?:detached command with )?shellId: [^\r\n]+ completed with exit code (-?\d+)>[ \t]*$")
+_COPILOT_OLD_EXIT = re.compile(r"^<exited with exit code (-?\d+)>[ \t]*$")
+_COPILOT_NOTES = (
+    "<sandbox is active ",
+    "<this failure may be caused by the active sandbox policy.",
+    "<This command was retried outside the Copilot sandbox",
 )
+#: Gemini CLI's lines after a shell command's output (0.61): "Exit Code: N" only when N is not 0
+_GEMINI_TAIL = re.compile(
+    r"^(?:Exit Code: (-?\d+)|Signal: (\S+)|Error: .*|Background PIDs: .*|Process Group PGID: .*)$"
+)
+_CLAUDE_EXIT = re.compile(r"^Exit code (-?\d+)\n?")
+
+
+def failed_call(data: dict[str, Any], agent: str | None) -> tuple[str, str] | None:
+    """(the command, its output) when the hook payload says the tool call failed, from the
+    tool's own result fields, never from words in its output; None for a success.
+
+    Claude Code runs the hook on failures only (PostToolUseFailure, its `error` starts
+    "Exit code N"). Gemini CLI (AfterTool), Copilot CLI and Codex (PostToolUse) run it
+    after every command and report one that exits 1 as a tool that worked: Gemini says
+    "Exit Code: N" after the output, Copilot ends it with "<shellId: ... completed with
+    exit code N>", and Codex gives the output alone, the exit code being in the session's
+    transcript (its `item_completed` line for the call).
+    """
+    tool_input = data.get("tool_input", data.get("toolArgs"))
+    if isinstance(tool_input, str):
+        with contextlib.suppress(ValueError):
+            tool_input = json.loads(tool_input)
+    command = _text(tool_input.get("command") if isinstance(tool_input, dict) else tool_input)
+    response = data.get("tool_response")
+    if agent == "gemini":
+        body = response if isinstance(response, dict) else {}
+        content = _text(body.get("llmContent"))
+        lines = content.replace("</untrusted_context>", "").rstrip().splitlines()
+        code, signal, output_end = 0, None, len(lines)
+        while output_end and (found := _GEMINI_TAIL.match(lines[output_end - 1])):
+            code = int(found.group(1)) if found.group(1) else code
+            signal = found.group(2) or signal
+            output_end -= 1
+        error = body.get("error")
+        if not error and not code and not signal:
+            return None
+        display = body.get("returnDisplay")
+        output = display if isinstance(display, str) and display else "\n".join(lines[:output_end])
+        output = output.replace("<untrusted_context>", "").removeprefix("\nOutput: ").removeprefix("Output: ")
+        reason = _text(error.get("message")) if isinstance(error, dict) else _text(error)
+        return command, "\n".join(x for x in (output, reason) if x)
+    if agent == "copilot":
+        result = data.get("tool_result", data.get("toolResult"))
+        result = result if isinstance(result, dict) else {}
+        kind = result.get("result_type", result.get("resultType"))
+        text = _text(result.get("text_result_for_llm", result.get("textResultForLlm")))
+        lines = text.replace("\r\n", "\n").split("\n")
+        last = len(lines) - 1
+        while last >= 0 and (not lines[last].strip() or lines[last].startswith(_COPILOT_NOTES)):
+            last -= 1
+        found = (_COPILOT_EXIT.match(lines[last]) or _COPILOT_OLD_EXIT.match(lines[last])) if last >= 0 else None
+        if kind != "failure" and not (found and int(found.group(1)) != 0):
+            return None
+        return command, "\n".join(lines[:last] if found else lines)
+    if agent == "codex":
+        given = response.get("exit_code", response.get("exitCode")) if isinstance(response, dict) else None
+        if not isinstance(given, int):
+            given = _codex_exit_code(data.get("transcript_path"), data.get("tool_use_id"))
+        if not given:  # 0, or not known: not sure it failed
+            return None
+        return command, _text(response)
+    if data.get("hook_event_name") == "PostToolUse":  # Claude Code: only successes come here
+        return None
+    error = _text(data.get("error")) or _text(data.get("error_message")) or _text(response)
+    return command, _CLAUDE_EXIT.sub("", error, count=1)
+
+
+def _codex_exit_code(path: Any, call: Any) -> int | None:
+    """The exit code Codex wrote for a call in its transcript (the last of its lines
+    `{"type": "event_msg", "payload": {"type": "item_completed", "item": {"id": CALL,
+    "exit_code": N}}}`), from the transcript's end; None when it is not there."""
+    if not isinstance(path, str) or not path.endswith(".jsonl") or not isinstance(call, str) or not call:
+        return None
+    try:
+        with open(path, "rb") as f:
+            size = f.seek(0, 2)
+            f.seek(max(size - TRANSCRIPT_TAIL_BYTES, 0))
+            tail = f.read(TRANSCRIPT_TAIL_BYTES)
+    except OSError:
+        return None
+    marker = json.dumps(call).encode()
+    for line in reversed(tail.splitlines()):
+        if marker not in line or b"exit_code" not in line:
+            continue
+        with contextlib.suppress(ValueError, AttributeError):
+            item = json.loads(line)["payload"]["item"]
+            if item.get("id") == call and isinstance(item.get("exit_code"), int):
+                return int(item["exit_code"])
+    return None
 
 
 def recall(
@@ -75,42 +225,17 @@ def recall(
 ) -> str:
     """What to print for a failed tool call: the hook JSON the CLI injects, plain text, or ''.
 
-    Claude Code calls it on failures only (PostToolUseFailure); Gemini CLI's AfterTool and
-    Codex's PostToolUse fire after every command, so there it answers only for a failure:
-    a tool error, or words of failure in the output (Gemini reports a command that exits 1
-    as a tool that worked, with "Exit Code: 1" in its output; Codex gives the output alone).
+    With `--command`/`--error` the caller says the call failed; otherwise the payload
+    says so (`failed_call`), in the form of the agent CLI named (`agent`).
     """
     data = _hook_input(stdin)
-    tool_input = data.get("tool_input")
-    cmd = command if command is not None else _text(tool_input)
-    response = data.get("tool_response")
-    if error is not None:
-        err = error
-    elif agent == "gemini":
-        body = response if isinstance(response, dict) else {}
-        error_value = body.get("error")
-        failure = (
-            " ".join(str(v) for v in error_value.values() if isinstance(v, str))
-            if isinstance(error_value, dict)
-            else _text(error_value)
-        )
-        output = _text(body.get("llmContent")) or _text(body.get("returnDisplay"))
-        if not failure and not _FAILED.search(output):  # a command that exits 1 is no tool error there
-            return ""
-        err = f"{failure} {output}"
-    elif agent == "codex":
-        err = _text(response) if not isinstance(response, list) else " ".join(map(_text, response))
-        if not _FAILED.search(err):
-            return ""
-    elif agent == "copilot":  # a command that exits 1 is result_type "success" there too
-        result = data.get("tool_result")
-        result = result if isinstance(result, dict) else {}
-        err = _text(result.get("text_result_for_llm"))
-        if result.get("result_type") != "failure" and not _FAILED.search(err):
-            return ""
+    if error is not None or command is not None:
+        failed: tuple[str, str] | None = (command or "", error or "")
     else:
-        err = _text(data.get("error")) or _text(data.get("error_message")) or _text(response)
-    text = recall_text(root, role, cmd, err)
+        failed = failed_call(data, agent)
+    if failed is None:
+        return ""
+    text = recall_text(root, role, *failed)
     if not text:
         return ""
     if agent == "copilot":  # Copilot CLI reads additionalContext at the top (seen with 1.0.102)
@@ -228,7 +353,7 @@ def _notebook(root: Path | None, role: str) -> str:
 def run(name: str, args: dict[str, Any]) -> int:
     """Run one hook; never fails: problems go to stderr, exit 0."""
     try:
-        stdin = "" if sys.stdin is None or sys.stdin.isatty() else sys.stdin.read()
+        stdin = "" if sys.stdin is None or sys.stdin.isatty() else read_bounded(sys.stdin)[0]
         root, role = args.get("root"), args.get("role")
         agent = args.get("agent")
         if name == "recall":

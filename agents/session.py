@@ -82,7 +82,8 @@ class Session:
     # -- session start -------------------------------------------------------------
 
     def start(self, role: str, task: str | None = None, budget: int = 500) -> Started:
-        """The role's notebook and alerts; with `task`, the archive hits most relevant to it.
+        """The role's notebook and alerts; with `task`, the archive hits surely about it
+        (usually few or none; `task_hits`).
 
         A task of any length is a valid one: an over-long one is cut (the hits' warnings
         say so), never refused, so the notebook always comes back.
@@ -93,10 +94,12 @@ class Session:
         read = read_notebook(self.layout, role, self.limits)
         if task is None or not task.strip():
             return Started(read, None, None, budget)
-        from rolebook.notebook.search import Query
+        from rolebook.notebook.search import Query, task_hits
 
-        found = self.search(Query(task, skip_active_of=role, limit=TASK_HITS))
-        return Started(read, task, found, budget)
+        # searched as `search` searches (the configured mode, meaning where the extra
+        # loads), then only the hits rolebook is sure of: this reaches the agent unasked
+        query = Query(task, skip_active_of=role, limit=TASK_HITS, mode=self.mode)
+        return Started(read, task, task_hits(self.roots(), task, query, self.model), budget)
 
     def roots(self, root_only: bool = False) -> list[tuple[str, Layout]]:
         """(origin, layout) of the roots a search looks in: this one ("") first."""
@@ -209,26 +212,19 @@ class Session:
         return search_roots(self.roots(root_only), query, model=self.model)
 
     def recall(self, command: str, error: str, role: str | None = None) -> SearchResult | None:
-        """Past lessons that match a failed command and its error, an event logged for this
-        very context first; None when there is nothing to look for or no memory yet.
-
-        A failure's output is long and full of common words: its rarest few words say
-        what it is. Keywords only: this runs on every failed command of an agent.
+        """The past lessons surely about a failed command and its output, from this root and
+        every shared root: usually none (rolebook speaks unasked only when it is sure; the
+        decision is notebook/search/abstention.py's). None when there is nothing to look
+        for or no memory yet. Keywords only: this runs on every failed command of an agent.
         """
-        from rolebook.notebook.search import Query, SearchResult, search_roots
-        from rolebook.notebook.store import Index, derive_ctx_hash
+        from rolebook.notebook.search import failure_of, sure_hits
 
         if not (command.strip() or error.strip()):
             return None
         if not self.layout.archive.exists() and not self.layout.memory.exists():
             return None
         roles = (check_role(role),) if role else ()
-        query = Query(f"{command} {error}", roles=roles, limit=5, rarest=4, mode="keyword")
-        found = search_roots(self.roots(), query)
-        with Index(self.layout) as index:
-            same = index.ids_with_ctx_hash(derive_ctx_hash(command, error))
-        hits = sorted(found.hits, key=lambda h: (h.id not in same, -h.score))
-        return SearchResult(tuple(hits), found.total, found.warnings)
+        return sure_hits(self.roots(), failure_of(command, error), roles)
 
     def share(self, key: str, to: str | None = None) -> tuple[str, Shared]:
         """Copy the item whose id starts with `key` into a shared root (`to`, or the only

@@ -10,17 +10,24 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # what type checkers see; at run time each name loads on first use
+    from .abstention import sure_hits, task_hits
+    from .failure import bounded, failure_of
     from .query import STATUSES, Query
-    from .render import SearchResult, render_hits
+    from .render import SearchResult, render_hits, render_within
     from .retrieval import candidates, search_roots
     from .vocabulary import names
 
 # Loaded on first use: importing one name (the read path does) does not import every module.
 _WHERE = {
+    "sure_hits": "abstention",
+    "task_hits": "abstention",
+    "bounded": "failure",
+    "failure_of": "failure",
     "Query": "query",
     "STATUSES": "query",
     "SearchResult": "render",
     "render_hits": "render",
+    "render_within": "render",
     "candidates": "retrieval",
     "search_roots": "retrieval",
     "names": "vocabulary",
@@ -30,10 +37,15 @@ __all__ = [
     "STATUSES",
     "Query",
     "SearchResult",
+    "bounded",
     "candidates",
+    "failure_of",
     "names",
     "render_hits",
+    "render_within",
     "search_roots",
+    "sure_hits",
+    "task_hits",
 ]
 
 

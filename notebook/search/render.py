@@ -30,10 +30,15 @@ class Hit:
     record: dict[str, Any] | None = None
     origin: str = ""  # the shared root it came from ("": this root)
 
-    def line(self) -> str:
+    def line(self, width: int | None = None) -> str:
         """`[date] role/section: text (xN) #id`, on one line, with no character that a
-        terminal or a reader would act on (hand-written text can hold escapes)."""
+        terminal or a reader would act on (hand-written text can hold escapes); with
+        `width`, the text cut (and "…" said) so that the line holds in that many characters."""
         text = shown(" ".join(self.text.split()))
+        if width is not None:
+            room = width - len(self.line()) + len(text)
+            if room < len(text):
+                text = text[: max(room - 1, 0)].rstrip() + "…"
         if self.count > 1:
             text += f" (x{self.count})"
         if self.trials:
@@ -80,6 +85,15 @@ class SearchResult:
     # keyword search: how many documents hold each of the query's words, and how many
     # documents there are (what ranking several roots on one scale needs)
     frequencies: tuple[tuple[int, ...], int] | None = None
+
+
+def render_within(hits: tuple[Hit, ...], chars: int) -> list[str]:
+    """Hit lines within `chars` characters in all (newlines counted), each cut to its
+    share: what the recall hook adds to an agent's context, with no line about the rest."""
+    if not hits:
+        return []
+    share = (chars - len(hits)) // len(hits)
+    return [hit.line(share) for hit in hits]
 
 
 def render_hits(result: SearchResult, budget: int) -> list[str]:

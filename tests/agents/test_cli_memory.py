@@ -98,12 +98,23 @@ def test_log_derives_the_context_hash_and_search_shows_the_success_rate(tmp_path
 def test_read_task_adds_relevant_memory_but_not_what_the_notebook_shows(tmp_path: Path) -> None:
     seeded(tmp_path)
     rb(tmp_path, "update", "devops", "-l", "npm ci in CI needs the cache key to include the lockfile hash")
-    code, out, _ = rb(tmp_path, "read", "coder", "--task", "fix the npm install in CI")
+    task = "the npm ci cache key in CI ignores the lockfile hash"
+    code, out, _ = rb(tmp_path, "read", "coder", "--task", task)
     assert code == 0
-    notebook, _, hits = out.partition("\nrolebook: from memory, for this task ('fix the npm install in CI'):\n")
+    notebook, _, hits = out.partition(f"\nrolebook: from memory, for this task ({task!r}):\n")
     assert "npm install failed with EACCES" in notebook
     assert "devops/learnings: npm ci in CI needs the cache key" in hits
     assert "EACCES" not in hits
+
+
+def test_read_task_shows_no_task_section_when_no_memory_is_surely_about_the_task(tmp_path: Path) -> None:
+    """A weak match (a word or two in common) is not said unasked: not even a "no match" line."""
+    seeded(tmp_path)
+    rb(tmp_path, "update", "devops", "-l", "npm ci in CI needs the cache key to include the lockfile hash")
+    code, out, _ = rb(tmp_path, "read", "coder", "--task", "fix the npm install in CI")
+    assert code == 0 and "for this task" not in out and "devops" not in out
+    code, task_only, _ = rb(tmp_path, "read", "coder")
+    assert out == task_only  # the notebook and its alerts, byte for byte as without a task
 
 
 def test_doctor_on_a_healthy_root_exits_0(tmp_path: Path) -> None:

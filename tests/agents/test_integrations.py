@@ -451,11 +451,16 @@ def test_codex_and_gemini_hook_payloads_get_answers_in_their_own_form(tmp_path: 
     for answer in answers[1:]:  # a tool error, or a command that exited 1 (no tool error to Gemini)
         context = json.loads(answer.stdout)["hookSpecificOutput"]
         assert context["hookEventName"] == "AfterTool" and "chown it first" in context["additionalContext"]
+    # Codex gives the output alone: the exit code is in its transcript, written first
+    transcript = tmp_path / "rollout.jsonl"
     codex = {"hook_event_name": "PostToolUse", "tool_name": "Bash", "tool_input": {"command": "npm ci"}}
-    answers = [
-        hook(tmp_path, ["recall", "--role", "coder", "--agent", "codex"], json.dumps({**codex, "tool_response": r}))
-        for r in ("added 3 packages in 2s", "npm ERR! code EACCES\nnpm ERR! permission denied, mkdir")
-    ]
+    codex |= {"tool_use_id": "call_1", "transcript_path": str(transcript)}
+    answers = []
+    for code, r in ((0, "added 3 packages in 2s"), (1, "npm ERR! code EACCES\nnpm ERR! permission denied, mkdir")):
+        item = {"type": "CommandExecution", "id": "call_1", "exit_code": code}
+        transcript.write_text(json.dumps({"type": "event_msg", "payload": {"type": "item_completed", "item": item}}))
+        args = ["recall", "--role", "coder", "--agent", "codex"]
+        answers.append(hook(tmp_path, args, json.dumps({**codex, "tool_response": r})))
     assert answers[0].stdout == ""
     assert "chown it first" in json.loads(answers[1].stdout)["hookSpecificOutput"]["additionalContext"]
     stop = {"session_id": "s-gemini", "hook_event_name": "AfterAgent", "stop_hook_active": False}
@@ -481,7 +486,10 @@ def test_copilot_hooks_are_written_and_answered_in_copilots_form(tmp_path: Path)
         hook(tmp_path, ["recall", "--role", "coder", "--agent", "copilot"], json.dumps({**post, "tool_result": r}))
         for r in (
             {"result_type": "success", "text_result_for_llm": "added 3 packages"},
-            {"result_type": "success", "text_result_for_llm": "npm error code EACCES\n<exited with exit code 1>"},
+            {
+                "result_type": "success",
+                "text_result_for_llm": "npm error code EACCES\n<shellId: 0 completed with exit code 1>",
+            },
         )
     ]
     assert answers[0].stdout == ""  # it fires after every command: only a failure recalls

@@ -48,7 +48,7 @@ class StandIn:
                     self._gemini(body)
                     return
                 if self.path.rstrip("/").endswith("/responses"):
-                    self._responses()
+                    self._responses(body)
                     return
                 blocks = standin.answer(body)
                 if body.get("stream"):
@@ -74,12 +74,17 @@ class StandIn:
                 else:
                     self._json(200, answer)
 
-            def _responses(self) -> None:
-                """The OpenAI Responses API (what Codex calls), streamed: one message of text."""
+            def _responses(self, body: dict[str, Any]) -> None:
+                """The OpenAI Responses API (what Codex calls), streamed: the script's next
+                function call on the main turn (the request that offers exec_command), else
+                one message of text."""
                 done = {"input_tokens": 100, "input_tokens_details": None, "output_tokens": 5}
                 done |= {"output_tokens_details": None, "total_tokens": 105}
-                message = {"type": "message", "role": "assistant", "id": "msg_standin"}
+                message: dict[str, Any] = {"type": "message", "role": "assistant", "id": "msg_standin"}
                 message["content"] = [{"type": "output_text", "text": standin.reply}]
+                call = standin.responses_answer(body)
+                if call is not None:
+                    message = call
                 events = [
                     {"type": "response.created", "response": {"id": "resp_standin"}},
                     {"type": "response.output_item.done", "item": message},
@@ -170,6 +175,23 @@ class StandIn:
             name, arguments = self.steps[done]
             return [{"functionCall": {"name": name, "args": arguments}}]
         return [{"text": self.reply}]
+
+    def responses_answer(self, body: dict[str, Any]) -> dict[str, Any] | None:
+        """The script for the Responses API: the next step as a function call where
+        exec_command is offered (Codex's shell tool), counted by the outputs that came back."""
+        offered = {t.get("name") for t in body.get("tools") or []}
+        done = sum(1 for item in body.get("input") or [] if item.get("type") == "function_call_output")
+        if "exec_command" not in offered or done >= len(self.steps):
+            return None
+        name, arguments = self.steps[done]
+        call_id = f"call_standin_{done}"
+        return {
+            "type": "function_call",
+            "id": f"fc_{done}",
+            "call_id": call_id,
+            "name": name,
+            "arguments": json.dumps(arguments),
+        }
 
     def gemini_contexts(self) -> list[str]:
         """Every Gemini main-turn request (one that declares tools), as the text it carries."""

@@ -26,7 +26,12 @@ from standin import StandIn  # noqa: E402
 
 BIN = HERE / "node_modules" / ".bin"
 ROLEBOOK = str(Path(sys.executable).parent / "rolebook")
-NOTEBOOK_LINE = "npm ci failed with EACCES on the root-owned checkout; chown it first"
+NOTEBOOK_LINE = "npm install died with EJSONPARSE: a trailing comma in package.json; it is strict JSON, check it first"
+#: package.json with a trailing comma: `npm install` fails with EJSONPARSE, offline
+BROKEN_PACKAGE = '{\n  "name": "app",\n  "dependencies": {\n    "left-pad": "^1.3.0",\n  }\n}\n'
+RECALLED = "rolebook: past lessons that match this failure"
+#: the failing npm install, which the notebook's lesson is about; then a failure no lesson is about
+STEPS = ["npm install", "ls ./no-such-dir"]
 
 
 def client(name: str) -> str:
@@ -49,6 +54,7 @@ def project(tmp_path: Path) -> Path:
         ["update", "coder", "-m", NOTEBOOK_LINE, "-l", "the staging database is db-stg"],
     ):
         subprocess.run([ROLEBOOK, *args], cwd=root, check=True, capture_output=True)
+    (root / "package.json").write_text(BROKEN_PACKAGE)
     for n in range(30):  # enough archive that a search must be cut to its budget
         subprocess.run(
             [ROLEBOOK, "store", "coder", "notes", f"npm EACCES note {n}: " + "the checkout permissions " * 4],
@@ -103,7 +109,8 @@ def test_a_whole_claude_code_session_gets_the_notebook_the_recalled_lesson_and_o
 ) -> None:
     claude = client("claude")
     steps = [
-        ("Bash", {"command": "npm ci --prefix ./no-such-package"}),  # fails: the recall hook runs
+        ("Bash", {"command": STEPS[0]}),  # fails as the lesson says: the recall hook shows it
+        ("Bash", {"command": STEPS[1]}),  # fails, no lesson is about it: the hook says nothing
         ("ToolSearch", {"query": "select:mcp__rolebook__search"}),  # Claude Code defers MCP tools
         ("mcp__rolebook__search", {"query": "npm EACCES checkout", "limit": 100, "budget": 100}),
     ]
@@ -134,10 +141,11 @@ def test_a_whole_claude_code_session_gets_the_notebook_the_recalled_lesson_and_o
     first, last = contexts[0], contexts[-1]
     assert NOTEBOOK_LINE in first  # the session-start hook put the notebook in context
     assert "mcp__rolebook__search" in first  # the MCP server's tools reached the model
-    assert "past lessons that match this failure" not in first
-    assert "rolebook: past lessons that match this failure" in contexts[1]  # recalled after the failed npm
-    searched = json.loads(results[2])
-    assert len(results[2]) <= 100 * 4 and searched["cut"].endswith("hits shown; refine, or raise budget")
+    assert RECALLED not in first
+    assert RECALLED in contexts[1] and "EJSONPARSE: a trailing comma" in contexts[1]  # after the failed npm
+    assert contexts[2].count(RECALLED) == 1 and contexts[-1].count(RECALLED) == 1  # nothing after the ls
+    searched = json.loads(results[3])
+    assert len(results[3]) <= 100 * 4 and searched["cut"].endswith("hits shown; refine, or raise budget")
     # the Stop hook blocked once: one more model call, whose context carries it once (Claude
     # Code shows a block as feedback, and again as the hook's error)
     reminders = [c.count("Stop hook feedback") for c in contexts]
@@ -152,12 +160,13 @@ def test_a_whole_gemini_cli_session_gets_the_notebook_the_recalled_lesson_and_on
     subprocess.run(["git", "init", "-q"], cwd=root, check=True)
     for args in (["init", "coder", "--agent", "gemini"], ["update", "coder", "-m", NOTEBOOK_LINE]):
         subprocess.run([ROLEBOOK, *args], cwd=root, check=True, capture_output=True)
+    (root / "package.json").write_text(BROKEN_PACKAGE)
     home = tmp_path / "home"
     (home / ".gemini").mkdir(parents=True)
     # an API key as the sign-in, and the project trusted: Gemini CLI reads project settings only then
     (home / ".gemini/settings.json").write_text(json.dumps({"security": {"auth": {"selectedType": "gemini-api-key"}}}))
     (home / ".gemini/trustedFolders.json").write_text(json.dumps({str(root): "TRUST_FOLDER"}))
-    steps = [("run_shell_command", {"command": "npm ci --prefix ./no-such-package"})]
+    steps = [("run_shell_command", {"command": command}) for command in STEPS]
     with StandIn(steps) as model:
         env = {
             **os.environ,
@@ -180,8 +189,9 @@ def test_a_whole_gemini_cli_session_gets_the_notebook_the_recalled_lesson_and_on
     first = contexts[0]
     assert NOTEBOOK_LINE in first  # SessionStart: the notebook, as additional context
     assert "mcp_rolebook_search" in first and "You work as the coder role" in first
-    assert "past lessons that match this failure" not in first
-    assert "rolebook: past lessons that match this failure" in contexts[1]  # AfterTool, after the failed npm
+    assert RECALLED not in first
+    assert RECALLED in contexts[1] and "EJSONPARSE: a trailing comma" in contexts[1]  # AfterTool, after the npm
+    assert contexts[-1].count(RECALLED) == 1  # nothing after the ls (a failure) nor the turn's end
     reminders = [c.count("Before you finish, record what this session taught the coder role") for c in contexts]
     assert reminders[-1] >= 1 and sum(1 for n in reminders if n) == 1  # AfterAgent asked once
 
@@ -217,7 +227,7 @@ def test_a_whole_copilot_cli_session_gets_the_notebook_the_recalled_lesson_and_o
     subprocess.run([ROLEBOOK, "integrate", "copilot", "--role", "coder"], cwd=project, check=True, capture_output=True)
     home = tmp_path / "copilot-home"
     home.mkdir()
-    steps = [("bash", {"command": "npm ci --prefix ./no-such-package"})]  # Copilot's shell tool
+    steps = [("bash", {"command": command, "description": "run"}) for command in STEPS]  # Copilot's shell tool
     with StandIn(steps) as model:
         env = {
             **os.environ,
@@ -235,7 +245,39 @@ def test_a_whole_copilot_cli_session_gets_the_notebook_the_recalled_lesson_and_o
         contexts = [json.dumps(r["body"]) for r in model.requests if r["body"].get("tools")]
     first = contexts[0]
     assert NOTEBOOK_LINE in first and "rolebook-search" in first  # SessionStart and the MCP tools
-    assert "past lessons that match this failure" not in first
-    assert "rolebook: past lessons that match this failure" in contexts[1]  # PostToolUse, after the failed npm
+    assert RECALLED not in first
+    assert RECALLED in contexts[1] and "EJSONPARSE: a trailing comma" in contexts[1]  # PostToolUse, after the npm
+    assert contexts[-1].count(RECALLED) == 1  # nothing after the ls, which Copilot calls a success
     reminders = [c.count("Before you finish, record what this session taught the coder role") for c in contexts]
     assert reminders[-1] >= 1 and sum(1 for n in reminders if n) == 1  # Stop asked once
+
+
+def test_a_whole_codex_session_recalls_the_lesson_from_the_exit_code_in_its_transcript(
+    project: Path, tmp_path: Path
+) -> None:
+    """Codex's PostToolUse gives the output alone; the hook finds the exit code in the
+    session's transcript (the call's item_completed line), so it answers the failed npm
+    install and nothing else."""
+    codex = client("codex")
+    subprocess.run([ROLEBOOK, "integrate", "codex", "--role", "coder"], cwd=project, check=True, capture_output=True)
+    home = tmp_path / "codex-home"
+    home.mkdir()
+    steps = [("exec_command", {"cmd": command}) for command in [*STEPS, "echo error: nothing wrong"]]
+    with StandIn(steps) as model:
+        (home / "config.toml").write_text(
+            f'model = "gpt-5"\nmodel_provider = "standin"\napproval_policy = "never"\n'
+            f'sandbox_mode = "danger-full-access"\n'
+            f'[model_providers.standin]\nname = "standin"\nbase_url = "{model.url}/v1"\n'
+            f'wire_api = "responses"\nenv_key = "STANDIN_KEY"\n'
+            f'[projects."{project}"]\ntrust_level = "trusted"\n'
+        )
+        env = {**os.environ, "HOME": str(home), "CODEX_HOME": str(home), "STANDIN_KEY": "standin-key"}
+        # the project's hooks run only once trusted: for one run, this flag (the user's prompt otherwise)
+        args = [codex, "exec", "--dangerously-bypass-hook-trust", "fix the npm install"]
+        done = subprocess.run(args, cwd=project, env=env, capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0, done.stderr[-2000:]
+        contexts = [json.dumps(r["body"]) for r in model.requests if r["path"].endswith("/responses")]
+    main = [c for c in contexts if "exec_command" in c]
+    assert RECALLED not in main[0] and NOTEBOOK_LINE in main[0]  # the session start put the notebook there
+    assert RECALLED in main[1] and "EJSONPARSE: a trailing comma" in main[1]
+    assert main[-1].count(RECALLED) == 1  # nothing after the ls nor after the echo that printed error

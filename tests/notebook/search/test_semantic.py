@@ -362,3 +362,20 @@ def test_hybrid_on_queries_written_after_the_tuning(corpus: Any, tmp_path: Path)
     ids = bench.build(tmp_path, "fresh")
     for mode in ("semantic", "hybrid"):
         assert bench.measure(tmp_path, ids, mode, MODEL, "fresh")[("all", "all")][0] >= 0.76, mode
+
+
+def test_read_task_searches_by_meaning_where_the_extra_loads_as_search_does(tmp_path: Path) -> None:
+    """`read --task` used to build a keyword query whatever the config said: byte-identical
+    with and without the extra. It now searches in the configured mode (here none: hybrid
+    where the extra loads), which embeds the memory, and keyword mode does not."""
+    rb(tmp_path, "update", "reviewer", "-f", "Smaller pull requests, please.")
+    rb(tmp_path, "update", "devops", "-l", "npm ci in CI needs the cache key to include the lockfile hash")
+    code, out, _ = rb(tmp_path, "read", "coder", "--task", "please send smaller pull requests")
+    assert code == 0 and "reviewer/feedback: Smaller pull requests, please." in out and "npm" not in out
+    assert list((tmp_path / "agents/state/.rolebook").rglob("*.f32"))
+    keyword = tmp_path / "keyword"
+    keyword.mkdir()
+    (keyword / "rolebook.yaml").write_text("search:\n  mode: keyword\n")
+    rb(keyword, "update", "reviewer", "-f", "Smaller pull requests, please.")
+    rb(keyword, "read", "coder", "--task", "please send smaller pull requests")
+    assert not list((keyword / "agents/state/.rolebook").rglob("*.f32"))

@@ -1,0 +1,198 @@
+"""What a failed command says, and which remembered lesson is surely about it.
+
+The recall hook runs after every failed command of an agent and may add a lesson to the
+agent's context unasked, so it speaks only when it is sure (DESIGN.md section 5). A
+failure's output is mostly noise (paths, versions, hashes, timings, stack frames, URLs,
+progress bars, colour codes); its signal is the failing command, the error codes and
+exception names, and the few lines that say what went wrong. A lesson is shown when it
+shares enough of that signal, weighted by how rare each part is in the memory, and the
+decision is fitted on labelled real failures (tests/fixtures/failures, card there; the
+figures in tests/bench/bench_recall.py).
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from dataclasses import dataclass
+
+#: What the hook reads of a tool's output: its start and its end. A failure says what it
+#: is in its first lines (npm, pip, git, compilers) or its last (tracebacks, test
+#: summaries); the middle of a long output is progress and repetition.
+HEAD_CHARS = 6000
+TAIL_CHARS = 6000
+#: an output with no line that names an error: its last lines say what happened
+FALLBACK_LINES = 3
+
+
+def bounded(text: str, head: int = HEAD_CHARS, tail: int = TAIL_CHARS) -> str:
+    """The text's first `head` and last `tail` characters (all of it when shorter)."""
+    if len(text) <= head + tail:
+        return text
+    return text[:head] + "\n" + text[-tail:]
+
+
+_ANSI = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[@-Z\\-_])")
+_URL = re.compile(r"\b[a-z][a-z0-9+.-]*://([^/\s]*)(\S*)", re.I)
+_PATH = re.compile(r"(?:[\w.~@%+-]*/)+[\w.@%+-]*|\b[A-Z]:\\[\w.\\ -]*")
+_KEPT_DIR = re.compile(r"^(?:\.[a-z][\w-]*|node_modules)$")
+_HEX = re.compile(r"\b0x[0-9a-f]+\b|\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{6,}\b|\b[0-9a-f-]{32,}\b", re.I)
+_VERSION = re.compile(r"(?<![\w.])v?\d+(?:\.\d+)+[\w.+-]*|@[\^~]?\d[\w.+-]*")
+_WORD = re.compile(r"[A-Za-z][A-Za-z0-9_]*(?:['’][a-z]+)?|\d+")
+#: error codes: errno names (EACCES, ERESOLVE), node's ERR_*, letter+digit codes (TS2307,
+#: E0502, E404, F401), exception and error class names (ModuleNotFoundError)
+_CODE = re.compile(
+    r"(?<![\w-])(?:E[A-Z]{3,}[A-Z0-9_]*|ERR_[A-Z0-9_]+|[A-Z]{1,4}\d{3,5}"
+    r"|[A-Z][A-Za-z0-9]*[a-z][A-Za-z0-9]*(?:Error|Exception))(?![\w-])"
+)
+_BRACKET_CODE = re.compile(r"\[([a-z]+(?:-[a-z]+)+)\]")  # mypy's [import-not-found]
+#: a line that says something went wrong
+_MARKER = re.compile(
+    r"(?i)\berror\b|\berr!|\bfatal\b|\bfailed\b|\bfailure\b|\bexception\b|\bdenied\b|\brefused\b"
+    r"|\bnot found\b|\bno such\b|\bcannot\b|\bcan't\b|\bcould not\b|\bcouldn't\b|\bunable to\b"
+    r"|\binvalid\b|\bunknown\b|\bmissing\b|\bundefined\b|\bconflict\b|\brejected\b|\babort"
+    r"|\bpanic|\bsegmentation fault\b|\bcore dumped\b|\btimed out\b|\bnot allowed\b|\bunrecognized\b"
+    r"|\bunexpected\b|\brefusing\b|\bdoes not\b|\bdid not\b|\bnot installed\b|\bhint:|\bwould be overwritten\b"
+    r"|^[A-Z][A-Za-z0-9_.]*(?:Error|Exception)\b|^E\s{2,}|^\s*(?:Expected|Received)\b|\bexpect\("
+)
+#: lines that only say where (stack frames) or how far (progress)
+_FRAME = re.compile(
+    r"^\s*(?:at\s+\S.*[:(]\d+|File \".*\", line \d+|\d+\s*\|\s|[|│╷╵]\s*$|[~^]+\s*$|\[Previous line repeated)"
+    r"|^\s*%\s+Total\b|^[\s\d.:%kKMGB/s-]+$|^\s*Traceback \(most recent call last\)"
+)
+#: a warning is not the failure (npm warn EBADENGINE, pip's WARNING: Location ... ignored)
+_WARNING = re.compile(r"(?i)^\s*(?:\w+ )?warn(?:ing)?\b")
+#: source code quoted in a trace (the line after a Python frame, or one that reads as code)
+_SOURCE = re.compile(r"^\s*(?:raise|except|throw|return|def|class|import|const|let|var|function)\b|^\s*>\s")
+#: capitals that are words, not error codes
+_NOT_CODES = frozenset("ERROR ERRORS EXIT EXPECTED EOF EMPTY END ENV ENOUGH EXAMPLE EXCEPTION EVENT".split())
+_RUNNERS = frozenset("sudo env time nice nohup exec command builtin xargs timeout".split())
+_SEPARATORS = frozenset(("&&", "||", ";", "|", "&"))
+
+
+@dataclass(frozen=True, slots=True)
+class Failure:
+    """What a failed command says: its command words (tool, action), its error codes and
+    exception names, and its key lines (the ones that say what went wrong), noise removed."""
+
+    command: tuple[str, ...]
+    codes: tuple[str, ...]
+    lines: tuple[str, ...]
+
+    def text(self) -> str:
+        """All of it as one text, for a keyword query."""
+        return " ".join((*self.command, *self.codes, *self.lines))
+
+
+def command_words(command: str) -> tuple[str, ...]:
+    """The tool and action of each command in a shell line: `cd app && npm ci --force` ->
+    (cd, app, npm, ci). Assignments, runners (sudo, env) and options are left out."""
+    try:
+        parts = shlex.split(command, posix=True)
+    except ValueError:
+        parts = command.split()
+    out: list[str] = []
+    words: list[str] = []
+    for part in [*parts, ";"]:
+        if part in _SEPARATORS or part.endswith(";"):
+            if part.endswith(";") and part != ";":
+                words.append(part[:-1])
+            out += _head(words)
+            words = []
+        else:
+            words.append(part)
+    return tuple(dict.fromkeys(out))
+
+
+def _head(words: list[str]) -> list[str]:
+    rest = [w for w in words if "=" not in w.split("/")[0] or w.startswith("-")]
+    while rest and rest[0] in _RUNNERS:
+        rest = rest[1:]
+    if not rest:
+        return []
+    tool = rest[0].rstrip("/").split("/")[-1]
+    head = [tool]
+    if "-m" in rest[1:2]:  # python -m json.tool: the module is the tool
+        module = rest[2] if len(rest) > 2 else ""
+        return [tool, *re.findall(r"[a-z][a-z0-9_]*", module)]
+    for word in [w for w in rest[1:] if not w.startswith("-")][:2]:
+        if not re.fullmatch(r"[a-z][a-z0-9_:-]*", word):
+            break
+        head.append(word)
+    return head
+
+
+_CAMEL = re.compile(r"[A-Za-z][a-z0-9]+(?:[A-Z][a-z0-9]*)+")
+_HUMP_PART = re.compile(r"[A-Z]?[a-z0-9]+")
+
+
+def camel_parts(text: str) -> str:
+    """The parts of a text's camelCase names (`lockfileVersion` -> "lockfile Version"),
+    as the index finds documents by them."""
+    return " ".join(" ".join(_HUMP_PART.findall(m)) for m in _CAMEL.findall(text))
+
+
+def clean(line: str) -> str:
+    """A line with its noise removed: colour codes, URLs, paths (their last part kept),
+    versions, hashes and numbers (but HTTP-like status codes 400-599)."""
+    line = _URL.sub(_url_words, line)
+    line = _PATH.sub(_path_words, line)
+    line = _HEX.sub(" ", line)
+    line = _VERSION.sub(" ", line)
+    return " ".join(_WORD.findall(line))
+
+
+def _url_words(match: re.Match[str]) -> str:
+    """What a URL says: a local host by name, and its last part (docker.sock, a package)."""
+    host, path = match.group(1), match.group(2).rstrip("/.,;:)'\"")
+    local = "localhost" if host.split(":")[0] in ("localhost", "127.0.0.1", "0.0.0.0", "[::1]") else ""
+    return f" {local} {path.rsplit('/', 1)[-1]} "
+
+
+def _path_words(match: re.Match[str]) -> str:
+    """What a path says: its last part, and the folders that name a tool's place (.venv,
+    .git, node_modules); the rest (/tmp/x/cases/fa012, site-packages) is where, not what."""
+    parts = re.split(r"[/\\]", match.group())
+    kept = [p for p in parts[:-1] if _KEPT_DIR.match(p)] + parts[-1:]
+    return " " + " ".join(kept) + " "
+
+
+def failure_of(command: str, output: str) -> Failure:
+    """The signal of a failed command and its output (read bounded: `bounded`)."""
+    text = _ANSI.sub("", bounded(output))
+    lines: list[str] = []
+    codes: list[str] = []
+    rest: list[str] = []  # the other lines, for an output that names no error at all
+    frame = -1  # the indent of a Python frame line: the line it quotes is indented deeper
+    for raw in text.splitlines():
+        # a progress bar redraws its line; a lone \r is a character of the line (CRLF scripts)
+        raw = raw.rsplit("\r", 1)[-1] if raw.count("\r") > 2 else raw.replace("\r", "\\r")
+        if not raw.strip():
+            continue
+        indent = len(raw) - len(raw.lstrip())
+        if _FRAME.search(raw):
+            frame = indent if raw.lstrip().startswith("File ") else -1
+            continue
+        quoted, frame = indent > frame >= 0, -1
+        if quoted or _WARNING.search(raw) or _SOURCE.search(raw):
+            continue
+        found = [c for c in _CODE.findall(raw) if c not in _NOT_CODES] + _BRACKET_CODE.findall(raw)
+        cleaned = clean(raw)
+        if found or _MARKER.search(raw):
+            codes += found
+            if cleaned:
+                lines.append(cleaned)
+        elif cleaned:
+            rest.append(cleaned)
+    if not lines:
+        lines = rest[-FALLBACK_LINES:]
+    return Failure(command_words(command), tuple(dict.fromkeys(codes)), tuple(dict.fromkeys(lines)))
+
+
+def task_of(text: str) -> Failure:
+    """A task as the recall decision reads a failure: its words (noise out) as one line,
+    and the error codes it names (an agent pastes them)."""
+    text = bounded(text)
+    codes = [c for c in _CODE.findall(text) if c not in _NOT_CODES] + _BRACKET_CODE.findall(text)
+    cleaned = clean(_ANSI.sub("", text))
+    return Failure((), tuple(dict.fromkeys(codes)), (cleaned,) if cleaned else ())
