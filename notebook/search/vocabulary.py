@@ -4,10 +4,11 @@ other words agents and changelogs use for the same thing.
 BM25 finds only the words it is asked for. A lesson written "the console was 80 wide on
 Windows" is missed by "terminal width wrong on win32"; one about `supportsInterface` is
 missed by "supports interface". Each search also looks up the synonyms of its words
-(weighted below the words themselves, `SYNONYM_WEIGHT` in retrieval.py), and each
-document is indexed with its camelCase identifiers split. Measured on the real-lesson set
-(tests/fixtures/retrieval_corpus, `python tests/bench/bench_retrieval_corpus.py`); the
-groups are general developer vocabulary, not fitted to those queries.
+(weighted below the words themselves, `SYNONYM_WEIGHT` in ranking.py), and each
+document is indexed with its camelCase identifiers split. Measured on the real-lesson
+sets (`python tests/bench/bench_retrieval_heldout.py`); the groups are general developer
+vocabulary, not fitted to those queries. The names a query holds are its identifiers:
+never a word for its capital, nor a product spelled like an identifier.
 """
 
 from __future__ import annotations
