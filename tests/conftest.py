@@ -17,7 +17,11 @@ settings.register_profile("long", max_examples=5000, deadline=None, suppress_hea
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 
 PROJECT = Path(__file__).resolve().parent.parent
-CORPUS = PROJECT.parent / "shared" / "corpus"
+# ../shared/corpus beside the clone (a worktree one level deeper finds it further up)
+CORPUS = next(
+    (p / "shared" / "corpus" for p in PROJECT.parents if (p / "shared" / "corpus").is_dir()),
+    PROJECT.parent / "shared" / "corpus",
+)
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 
 

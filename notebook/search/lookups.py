@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from rolebook.notebook.store import TOKENIZER, Index
+from rolebook.notebook.store import Index
 
 #: A document's status in the search filters: what the reader sees it as.
 STATUS_SQL = (
@@ -65,32 +65,86 @@ def filters(
     return "".join(f" AND {s}" for s in sql), args
 
 
-def term_frequencies(index: Index, words: list[str]) -> tuple[dict[int, int], int]:
-    """For each query word (by position), how many documents hold it, stemmed by the
-    index's own tokenizer (a word it splits, `test_login_redirect`, is a phrase and is
-    counted as one, up to half the documents; counting it by its commonest part dropped
-    such names as too common to rank by); and how many documents there are."""
-    db = index.db
-    db.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.rb_query USING fts5(x, tokenize='{TOKENIZER}')")
-    db.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.rb_query_terms USING fts5vocab(temp, rb_query, 'instance')")
-    db.execute("DELETE FROM temp.rb_query")
-    db.executemany("INSERT INTO temp.rb_query(rowid, x) VALUES (?, ?)", list(enumerate(words)))
-    stems: dict[int, list[str]] = {}
-    for term, row in db.execute("SELECT term, doc FROM temp.rb_query_terms"):
-        stems.setdefault(row, []).append(term)
-    terms = sorted({t for ts in stems.values() for t in ts})
-    marks = ",".join("?" * len(terms))
-    df = dict(db.execute(f"SELECT term, doc FROM docs_vocab WHERE term IN ({marks})", terms).fetchall())
-    total = db.execute("SELECT max(rowid) FROM docs").fetchone()[0] or 0
-    freq = {i: min((df.get(t, 0) for t in stems.get(i, [])), default=0) for i in range(len(words))}
-    for i, parts in stems.items():
-        if len(parts) > 1 and freq[i]:  # a phrase: count it, up to what matters (half)
-            phrase = '"' + words[i].replace('"', '""') + '"'
-            freq[i] = db.execute(
-                "SELECT count(*) FROM (SELECT 1 FROM docs_fts WHERE docs_fts MATCH ? LIMIT ?)",
-                (phrase, total // 2 + 1),
-            ).fetchone()[0]
-    return freq, total
+def document_counts(index: Index, terms: list[str]) -> dict[str, int]:
+    """How many documents hold each of these index terms (stemmed, as `stemmer.terms`
+    gives them); a term no document holds is left out. One lookup a term: an `IN` list
+    made fts5vocab walk every term between the first and the last."""
+    out = {}
+    for term in dict.fromkeys(terms):
+        row = index.db.execute("SELECT doc FROM docs_vocab WHERE term = ?", (term,)).fetchone()
+        if row is not None:
+            out[term] = int(row[0])
+    return out
+
+
+def phrase_count(index: Index, expression: str, cap: int) -> int:
+    """How many documents hold a phrase (counting stops at `cap`)."""
+    return int(
+        index.db.execute(
+            "SELECT count(*) FROM (SELECT 1 FROM docs_fts WHERE docs_fts MATCH ? LIMIT ?)", (expression, cap)
+        ).fetchone()[0]
+    )
+
+
+def sizes(index: Index) -> tuple[int, float]:
+    """(documents, their mean length in terms, all columns): BM25's N and avgdl, as FTS5
+    keeps them (its averages record: varints, the row count, then each column's total)."""
+    row = index.db.execute("SELECT block FROM docs_fts_data WHERE id = 1").fetchone()
+    numbers: list[int] = []
+    blob = bytes(row[0]) if row is not None and row[0] is not None else b""
+    i = 0
+    while i < len(blob):
+        value = 0
+        for j in range(9):  # SQLite's varint: 7 bits a byte, high bit set while more follow; 8 in the 9th
+            byte = blob[i]
+            i += 1
+            if j == 8:
+                value = (value << 8) | byte
+                break
+            value = (value << 7) | (byte & 0x7F)
+            if not byte & 0x80:
+                break
+        numbers.append(value)
+    if not numbers or numbers[0] <= 0:
+        return 0, 1.0
+    return numbers[0], max(sum(numbers[1:]) / numbers[0], 1.0)
+
+
+def top_rowid(index: Index) -> int:
+    """The highest rowid a document has (0: none)."""
+    return int(index.db.execute("SELECT coalesce(max(rowid), 0) FROM docs").fetchone()[0])
+
+
+def postings(index: Index, expression: str, limit: int) -> list[int]:
+    """The rowids of the newest `limit` documents that match, newest first: read from the
+    posting lists in rowid order, nothing scored (a bounded share of a long list)."""
+    return [
+        r
+        for (r,) in index.db.execute(
+            "SELECT rowid FROM docs_fts WHERE docs_fts MATCH ? ORDER BY rowid DESC LIMIT ?", (expression, limit)
+        )
+    ]
+
+
+def texts_of(index: Index, rowids: list[int]) -> dict[int, tuple[str, str]]:
+    """rowid -> (text, search): what a document is found by, in the index's two columns."""
+    out: dict[int, tuple[str, str]] = {}
+    for chunk in range(0, len(rowids), 900):
+        part = rowids[chunk : chunk + 900]
+        for rowid, text, search in index.db.execute(
+            f"SELECT rowid, text, search FROM docs WHERE rowid IN ({','.join('?' * len(part))})", part
+        ):
+            out[rowid] = (text or "", search or "")
+    return out
+
+
+def ids_of(index: Index, rowids: list[int]) -> dict[int, str]:
+    """rowid -> entry id."""
+    out: dict[int, str] = {}
+    for chunk in range(0, len(rowids), 900):
+        part = rowids[chunk : chunk + 900]
+        out.update(index.db.execute(f"SELECT rowid, id FROM docs WHERE rowid IN ({','.join('?' * len(part))})", part))
+    return out
 
 
 def count_matches(index: Index, expression: str, filters: Filters, cap: int) -> int:
@@ -107,26 +161,6 @@ def count_matches(index: Index, expression: str, filters: Filters, cap: int) -> 
             (expression, *args),
         ).fetchone()[0]
     )
-
-
-def ranked(index: Index, expression: str, newest_first: bool, limit: int) -> dict[int, float]:
-    """rowid -> BM25 (lower is better) of the best `limit` matches, or the newest ones."""
-    order = "rowid DESC" if newest_first else "2"
-    return dict(
-        index.db.execute(
-            f"SELECT rowid, bm25(docs_fts, 1.0, 0.4) FROM docs_fts WHERE docs_fts MATCH ? ORDER BY {order} LIMIT ?",
-            (expression, limit),
-        ).fetchall()
-    )
-
-
-def ranked_texts(index: Index, expression: str, limit: int) -> list[tuple[str, str, float]]:
-    """(id, text, BM25) of the best `limit` matches."""
-    return index.db.execute(
-        "SELECT d.id, d.text, bm25(docs_fts, 1.0, 0.4) FROM docs_fts "
-        "JOIN docs d ON d.rowid = docs_fts.rowid WHERE docs_fts MATCH ? ORDER BY 3 LIMIT ?",
-        (expression, limit),
-    ).fetchall()
 
 
 def hit_rows(index: Index, column: str, keys: list[Any], filters: Filters) -> list[tuple[Any, ...]]:

@@ -9,18 +9,22 @@ from typing import Any
 
 from ..store import Index, Layout, refresh
 from . import lookups
-from .query import WORD, Query, filters_of, fts_expression, query_words, telling_words
-from .ranking import SYNONYM_WEIGHT, carrying_names, fused, hit_of, named_first, synonyms_for
+from .query import Query, filters_of, query_words
+from .ranking import hit_of, keyword_search
 from .render import COUNT_CAP, SearchResult
+from .stemmer import terms
 from .vocabulary import synonyms
 
 #: hybrid ranking: cosine plus KEYWORD_WEIGHT x a keyword score (BM25 relative to the best
 #: keyword hit, synonyms included) that counts only as far as the document holds the
-#: query's telling words, squared: a document holding half of them gets a quarter. A naive
-#: fusion lets BM25 noise (one shared word) drown what the meaning found, and on queries
-#: that share no words with their answer, hybrid then loses to the embedding alone; the
-#: squared gate does not. Chosen on the "fit" half of tests/fixtures/retrieval_corpus
-#: (weights 0.2-0.4, powers 1-3, reciprocal rank fusion; tests/bench/bench_retrieval_corpus.py).
+#: query's content words (stemmed as the index stems them), squared: a document holding
+#: half of them gets a quarter. A naive fusion lets BM25 noise (one shared word) drown what
+#: the meaning found, and on queries that share no words with their answer, hybrid then
+#: loses to the embedding alone; the squared gate does not. Chosen on the "fit" halves of
+#: tests/fixtures/retrieval_corpus, then tests/fixtures/retrieval_heldout, as the one
+#: among those tried (weights 0.05-0.6; gates: coverage to the power 1-4, a step or a ramp
+#: from 0.3-0.7, none; reciprocal rank fusion) never below the embedding alone nor keywords
+#: on any slice of the fit half (tests/bench/bench_retrieval_heldout.py).
 KEYWORD_WEIGHT = 0.4
 COVERAGE_POWER = 2.0
 #: When no document reaches this cosine (and no keyword matched) the query has no match
@@ -41,23 +45,8 @@ def search_meaning(layout: Layout, query: Query, model: Any, mode: str, today: d
         embed_new(index, vectors)
         ids = vectors.ids()
         sims = vectors.matrix() @ model.encode([query.text])[0] if ids else np.zeros(0, dtype=np.float32)
-        keyword: dict[str, float] = {}
-        if mode == "hybrid":
-            asked = query_words(query.text)
-            counted = lookups.term_frequencies(index, asked)
-            words, common = telling_words(index, asked, query.rarest, counted)
-            if words and not common:
-                n = max(query.limit * 10, 100)
-                related = synonyms_for(index, query, asked, counted)
-                found = [lookups.ranked_texts(index, fts_expression(w), n) if w else [] for w in (words, related)]
-                texts = {did: text for ranked in found for did, text, _ in ranked}
-                own, more = ({did: b for did, _, b in ranked} for ranked in found)
-                both = fused(own, more, SYNONYM_WEIGHT)
-                best = min(both.values(), default=0.0)
-                for did, b in both.items():
-                    keyword[did] = (b / best if best else 0.0) * coverage(words, texts[did]) ** COVERAGE_POWER
+        keyword = keyword_scores(index, query) if mode == "hybrid" else {}
         where = filters_of(query)
-        carrying = carrying_names(index, query, counted[1]) if mode == "hybrid" else []
         window = max(query.limit * 20, 200)
         while True:
             top = np.argpartition(-sims, window)[:window] if len(ids) > window else np.arange(len(ids))
@@ -72,21 +61,45 @@ def search_meaning(layout: Layout, query: Query, model: Any, mode: str, today: d
     for row in rows:
         cos = float(sims[position[row[0]]]) if row[0] in position else 0.0
         score = cos + KEYWORD_WEIGHT * keyword.get(row[0], 0.0)
-        hits.append(hit_of((*row[:9], -score, *row[9:]), today))
+        hits.append(hit_of((*row[:9], score, *row[9:]), today))
         if cos >= SEMANTIC_FLOOR or row[0] in keyword:
             matched.add(row[0])
     if not matched:  # nothing near enough: "no match", not the least unrelated documents
         return SearchResult((), 0, tuple(warnings))
     # past the floor, the best `limit` are shown even where their cosine is below it
-    shown = named_first(hits, carrying)[: query.limit]
+    shown = sorted(hits, key=lambda h: -h.score)[: query.limit]
     return SearchResult(tuple(shown), min(max(len(matched), len(shown)), COUNT_CAP), tuple(warnings))
 
 
+def keyword_scores(index: Index, query: Query) -> dict[str, float]:
+    """Entry id -> the keyword side of hybrid: BM25 relative to the best keyword match,
+    times the share of the query's words the document holds, squared (`coverage`)."""
+    found = keyword_search(index, query)
+    ranked = found.ranked().scores if found is not None else []
+    if not ranked:
+        return {}
+    texts = lookups.texts_of(index, [r for r, _ in ranked])
+    ids = lookups.ids_of(index, [r for r, _ in ranked])
+    words = query_words(query.text)
+    best = ranked[0][1]
+    return {ids[r]: score / best * coverage(words, texts[r][0]) ** COVERAGE_POWER for r, score in ranked}
+
+
 def coverage(words: list[str], text: str) -> float:
-    """The share of the query's telling words the text holds, itself or a synonym of it
-    (a light prefix stemming)."""
-    held = {w.casefold()[:5] for w in WORD.findall(text)}
-    found = sum(1 for w in words if w[:5] in held or any(s[:5] in held for s in synonyms(w)))
+    """The share of these (content) words the text holds, each itself or one of its other
+    words, stemmed as the index stems them (`stemmer`); a word the index splits
+    (`test_login_redirect`) is held only as that phrase."""
+    held = terms(text)
+    present = set(held)
+
+    def holds(word: str) -> bool:
+        split = terms(word)
+        if len(split) < 2:
+            return bool(split) and split[0] in present
+        n = len(split)
+        return present.issuperset(split) and any(held[i : i + n] == split for i in range(len(held) - n + 1))
+
+    found = sum(1 for w in words if holds(w) or any(holds(s) for s in synonyms(w)))
     return found / len(words) if words else 0.0
 
 

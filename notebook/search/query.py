@@ -18,9 +18,12 @@ MAX_QUERY_CHARS = 1000
 COUNT_CAP = 1000
 STATUSES = ("active", "archived", "promoted", "obsolete", "rule", "all")
 MODES = ("keyword", "semantic", "hybrid")
+#: A phrase's documents are counted up to this many (or half the documents): past it,
+#: its weight in BM25 barely changes, and counting costs a pass over them.
+PHRASE_COUNT_CAP = 10_000
 
 # Words too common to say what a query is about; dropped unless nothing else is left.
-_STOP = frozenset(
+STOP_WORDS = frozenset(
     "a an and are as at be been but by can could do does for from had has have how i if in into is "
     "it its me my of on or our so than that the their them then there these they this to was we were "
     "what when where which while who why will with would you your".split()
@@ -67,10 +70,30 @@ def fts_expression(words: list[str]) -> str:
     return " OR ".join('"' + w.replace('"', '""') + '"' for w in words)
 
 
-def query_words(text: str) -> list[str]:
-    """The words of a query that say what it is about (all of them if only stop words)."""
+def query_words(text: str, stop_words: bool = False) -> list[str]:
+    """The words of a query that say what it is about (all of them if only stop words),
+    each once, at most 64; with `stop_words`, all its words."""
     words = list(dict.fromkeys(w.casefold() for w in WORD.findall(text)))
-    return ([w for w in words if w not in _STOP] or words)[:64]
+    if not stop_words:
+        words = [w for w in words if w not in STOP_WORDS] or words
+    return words[:64]
+
+
+def word_frequencies(index: Index, words: list[str]) -> tuple[dict[int, int], int]:
+    """For each word (by position), how many documents hold it, stemmed as the index
+    stems (a word the tokenizer splits, `test_login_redirect`, is a phrase and is counted
+    as one, up to PHRASE_COUNT_CAP); and how many documents there are."""
+    from .stemmer import terms
+
+    total = lookups.sizes(index)[0]
+    split = [terms(w) for w in words]
+    df = lookups.document_counts(index, [t for ts in split for t in ts])
+    freq = {}
+    for i, ts in enumerate(split):
+        freq[i] = min((df.get(t, 0) for t in ts), default=0)
+        if len(ts) > 1 and freq[i]:  # a phrase: count it, up to what matters (half)
+            freq[i] = lookups.phrase_count(index, fts_expression([words[i]]), min(total // 2 + 1, PHRASE_COUNT_CAP))
+    return freq, total
 
 
 def telling_words(
@@ -82,7 +105,7 @@ def telling_words(
     match to score; the index's own tokenizer stems the words to look them up. The flag
     says that only such common words were left (BM25 cannot rank by them).
     """
-    freq, total = counted or lookups.term_frequencies(index, words)
+    freq, total = counted or word_frequencies(index, words)
     kept = [w for i, w in enumerate(words) if 0 < freq[i] <= total / 2]
     if rarest is not None:
         kept = sorted(kept, key=lambda w: freq[words.index(w)])[:rarest]

@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import replace
+from typing import Any
 
 from ..errors import InputError, RolebookError
 from ..store import Index, Layout, rebuilt_on_failure, refresh
 from . import lookups
 from .query import MODES, STATUSES, Query, check_query, filters_of, fts_expression, query_words, telling_words
-from .ranking import SYNONYM_WEIGHT, carrying_names, fused, hit_of, named_first, rescored, synonyms_for
+from .ranking import Keywords, boost, hit_of, keyword_search, rescored
 from .render import COUNT_CAP, SearchResult
 
 
@@ -80,13 +81,10 @@ def search_roots(
     every = [replace(h, origin=name) for name, _, found in reversed(results) for h in found.hits]
     hits = list({h.id: h for h in every}.values())
     if hits and query.mode == "keyword":
-        hits = rescored(hits, [found.frequencies for _, _, found in results], query.text, today or dt.date.today())
+        hits = rescored(hits, [found.frequencies for _, _, found in results], query, today or dt.date.today())
     hits.sort(key=lambda h: (-h.score, h.origin != "", h.origin))
     total = min(sum(found.total for _, _, found in results) - (len(every) - len(hits)), COUNT_CAP)
     return SearchResult(tuple(hits[: query.limit]), total, tuple(dict.fromkeys(warnings)))
-
-
-_K1, _B = 1.2, 0.75
 
 
 def _search(layout: Layout, query: Query, today: dt.date | None, model: str | None) -> SearchResult:
@@ -103,37 +101,37 @@ def _search(layout: Layout, query: Query, today: dt.date | None, model: str | No
             return search_meaning(layout, query, loaded, mode or "hybrid", today or dt.date.today())
     with Index(layout) as index:
         warnings = refresh(layout, index)
-        asked = query_words(query.text)
-        counted = lookups.term_frequencies(index, asked)
-        frequencies = (tuple(counted[0][i] for i in range(len(asked))), counted[1])
-        words, common = telling_words(index, asked, query.rarest, counted)
-        # the other words for the same things, ranked apart and weighted below the words
-        # asked; not when only words in most documents matched (nothing to rank by)
-        related = [] if common and words else synonyms_for(index, query, asked, counted)
-        if not words and not related:
-            return SearchResult((), 0, tuple(warnings), frequencies)
-        expression = fts_expression(words) if words else None
-        also = fts_expression(related) if related else None
-        where = filters_of(query)
-        # counting stops at COUNT_CAP: past that the exact number says nothing more
-        total = lookups.count_matches(index, fts_expression(words + related), where, COUNT_CAP)
-        # FTS5 ranks on its own, then only the best candidates are joined and filtered;
-        # the window widens while filters leave too few.
-        window = max(query.limit * 4, 50)
-        while True:
-            # with only words in most documents BM25 cannot rank: the newest matches come first
-            rank = lookups.ranked(index, expression, common, window) if expression else {}
-            more = lookups.ranked(index, also, False, window) if also else {}
-            exhausted = len(rank) < window and len(more) < window
-            rank = fused(rank, more, SYNONYM_WEIGHT)  # one scale: the best match is 1
-            rows = lookups.hit_rows(index, "rowid", list(rank), where)
-            if len(rows) >= query.limit or exhausted:
-                break
-            window *= 8
-        carrying = carrying_names(index, query, counted[1])
+        found = keyword_search(index, query)
+        if found is None:
+            return SearchResult((), 0, tuple(warnings), None)
+        rows = _passing(index, query, found)
     today = today or dt.date.today()
-    hits = named_first([hit_of((*row[1:10], rank[row[0]], *row[10:]), today) for row in rows], carrying)
-    return SearchResult(tuple(hits[: query.limit]), total, tuple(warnings), frequencies)
+    rows.sort(key=lambda row: -row[9] * boost(row[5], row[10], row[11], today))
+    hits = [hit_of(row, today) for row in rows[: query.limit]]
+    return SearchResult(tuple(hits), found.total, tuple(warnings), found.frequencies)
+
+
+def _passing(index: Index, query: Query, found: Keywords) -> list[tuple[Any, ...]]:
+    """The index rows of the best candidates that pass the query's filters, each with its
+    score relative to the best match's (1: as good; the scale hits have always had), best
+    first: the best `window` are looked up, then more while the filters leave fewer than
+    the limit (the candidates widen x8 once those run out)."""
+    where = filters_of(query)
+    window = max(query.limit * 4, 50)
+    scale = 1
+    while True:
+        ranked = found.ranked(scale)
+        best = ranked.scores[0][1] if ranked.scores else 1.0
+        score = {r: value / best for r, value in ranked.scores}
+        rows: list[tuple[Any, ...]] = []
+        for start in range(0, len(ranked.scores), window):
+            rows += lookups.hit_rows(index, "rowid", [r for r, _ in ranked.scores[start : start + window]], where)
+            if len(rows) >= query.limit:
+                break
+        if len(rows) >= query.limit or not ranked.cut:
+            rows.sort(key=lambda row: (-score[row[0]], -row[0]))  # a tie: the newer first
+            return [(*row[1:10], score[row[0]], *row[10:]) for row in rows]
+        scale *= 8
 
 
 def candidates(index: Index, role: str, section: str, text: str, limit: int = 20) -> list[tuple[str, str, str, int]]:

@@ -4,70 +4,27 @@ other words agents and changelogs use for the same thing.
 BM25 finds only the words it is asked for. A lesson written "the console was 80 wide on
 Windows" is missed by "terminal width wrong on win32"; one about `supportsInterface` is
 missed by "supports interface". Each search also looks up the synonyms of its words
-(weighted below the words themselves, `SYNONYM_WEIGHT` in retrieval.py), and each
-document is indexed with its camelCase identifiers split. Measured on the real-lesson set
-(tests/fixtures/retrieval_corpus, `python tests/bench/bench_retrieval_corpus.py`); the
-groups are general developer vocabulary, not fitted to those queries.
+(weighted below the words themselves, `SYNONYM_WEIGHT` in ranking.py), and each
+document is indexed with its camelCase identifiers split. Measured on the real-lesson
+sets (`python tests/bench/bench_retrieval_heldout.py`); the groups are general developer
+vocabulary, not fitted to those queries. The names a query holds are its identifiers:
+never a word for its capital, nor a product spelled like an identifier.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from functools import lru_cache
+from pathlib import Path
 
-#: Groups of words that name one thing in developer notes. A word may sit in more than
-#: one group; a search adds every other word of each group its words are in.
-SYNONYMS = (
-    "remove delete drop erase purge wipe",
-    "crash panic exception fail failure error blow abort",
-    "restart reboot relaunch respawn",
-    "start startup launch boot init initialize",
-    "folder directory dir",
-    "slow lag latency sluggish stutter performance",
-    "lost dropped missing vanished disappear disappeared gone swallowed",
-    "windows win32 microsoft",
-    "mac macos osx darwin apple",
-    "settings setting config configuration options preferences",
-    "install setup installation installer",
-    "login signin auth authentication credential token session",
-    "signup onboarding registration register",
-    "stale outdated old cached cache",
-    "timeout hang stuck freeze frozen",
-    "duplicate duplicated twice double repeated",
-    "terminal console shell tty cli",
-    "stdout output print printed echo",
-    "stderr diagnostics warning warnings log logs logging",
-    "serialize serialization encode encoding dump json",
-    "parse parser parsing read load loader",
-    "test tests testing pytest spec",
-    "build compile compiler tsc",
-    "deploy deployment release ship publish",
-    "database db sqlite postgres sql",
-    "table schema column columns",
-    "migration migrate upgrade schema",
-    "id ids identifier identifiers key",
-    "quote quotes quoting escape escaping",
-    "path paths filename file files",
-    "dependency dependencies package packages library libraries",
-    "container docker image",
-    "ci pipeline workflow actions",
-    "schedule scheduled cron timer",
-    "email mail notification alert alerts",
-    "message messages chat conversation",
-    "screen page view ui",
-    "button control widget",
-    "prompt prompts input",
-    "search query lookup find",
-    "index indexes indexing fts",
-    "thread async concurrent concurrency parallel race",
-    "memory ram leak",
-    "flag option switch argument parameter arg",
-    "default fallback",
-    "color colour",
-    "voice speech audio tts",
-    "model llm",
-    "error message complaint",
-)
+#: The word tables, as data beside this module (vocabulary.json): `synonyms`, groups of
+#: words that name one thing in developer notes (a word may sit in more than one group;
+#: a search adds every other word of each group its words are in), and `not_names`,
+#: products and common words spelled like identifiers.
+_DATA = json.loads((Path(__file__).with_name("vocabulary.json")).read_text(encoding="utf-8"))
+SYNONYMS: tuple[str, ...] = tuple(_DATA["synonyms"])
+NOT_NAMES = frozenset(_DATA["not_names"])
 
 
 def _table() -> dict[str, frozenset[str]]:
@@ -114,11 +71,8 @@ def names(text: str) -> frozenset[str]:
     return frozenset(out)
 
 
-_PROPER = re.compile(r"(?<=[\w,;:] )[A-Z][a-z]+(?:[A-Z][a-z]+)*\b")
-
-
 def query_names(query: str) -> list[str]:
-    """The names a query holds: identifiers (`names`) and capitalized words past its first
-    ("what did Moss chew" -> Moss), in order, each once."""
-    found = [*sorted(names(query)), *(m.casefold() for m in _PROPER.findall(query))]
-    return list(dict.fromkeys(found))
+    """The identifiers a query names (`names`), in order, each once: not the products and
+    common words spelled like one (GitHub, macOS: `NOT_NAMES`), and never a word only for
+    its capital ("Windows", "Actions": a common word that starts a title is not a name)."""
+    return [n for n in sorted(names(query)) if n not in NOT_NAMES]

@@ -22,7 +22,14 @@ import tempfile
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-CORPUS = HERE.parent.parent.parent / "shared" / "corpus" / "retrieval"
+# ../shared/corpus beside the clone (or further up, from a worktree)
+CORPUS = (
+    next(
+        (p / "shared" / "corpus" for p in HERE.parents if (p / "shared" / "corpus").is_dir()),
+        HERE / "shared" / "corpus",
+    )
+    / "retrieval"
+)
 QUERIES = HERE.parent / "fixtures" / "retrieval_corpus" / "queries.jsonl"
 #: Conversational memory, ours: 40 facts two people told each other, each naming one of
 #: them, and 32 questions that name the person (the case where an embedding ranks by the

@@ -93,9 +93,10 @@ def test_keyword_retrieval_on_real_lessons_per_slice(
     corpus: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The 384 real lessons of ../shared/corpus/retrieval and 114 queries of our own in three
-    slices (tests/fixtures/retrieval_corpus; `python tests/bench/bench_retrieval_corpus.py`
-    prints every mode): the held-out half's recall@5 is pinned per slice, and the synonyms
-    are what lifts it (without them: all 0.73, fit half 0.73, held-out 0.72)."""
+    slices (tests/fixtures/retrieval_corpus; `python tests/bench/bench_retrieval_heldout.py
+    --set lessons` prints every mode beside plain BM25): the held-out half's recall@5 is
+    pinned per slice (plain BM25: shared 0.97, names 1.00, none 0.25, all 0.72), and the
+    synonyms are what lifts it."""
     corpus("retrieval")
     sys.path.insert(0, str(TESTS / "bench"))
     import bench_retrieval_corpus as bench
@@ -103,10 +104,10 @@ def test_keyword_retrieval_on_real_lessons_per_slice(
 
     ids = bench.build(tmp_path)
     got = bench.measure(tmp_path, ids, "keyword", None)
-    assert got[("shared", "held-out")][0] >= 1.0 and got[("names", "held-out")][0] >= 1.0
-    assert got[("none", "held-out")][0] >= 0.25 and got[("all", "held-out")][0] >= 0.74
-    assert got[("all", "all")][0] >= 0.76
-    monkeypatch.setattr(ranking, "related_words", lambda words: [])
+    assert got[("shared", "held-out")][0] >= 0.96 and got[("names", "held-out")][0] >= 1.0
+    assert got[("none", "held-out")][0] >= 0.40 and got[("all", "held-out")][0] >= 0.77
+    assert got[("all", "all")][0] >= 0.78
+    monkeypatch.setattr(ranking, "synonyms", lambda word: frozenset())
     plain = bench.measure(tmp_path, ids, "keyword", None)
     assert plain[("all", "all")][0] < got[("all", "all")][0]
 
