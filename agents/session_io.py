@@ -51,9 +51,12 @@ def run_update(
     date: str | None,
     as_json: bool,
     snippet: tuple[list[Entry], str] = ([], ""),
+    same_as: str | None = None,
 ) -> int:
     """Add a session's entries (texts by section, and those of an `--from` snippet) and
-    print what was done. Returns the exit code: 1 when nothing was new.
+    print what was done, with the earlier mistakes each new one looks like. `same_as`:
+    the writer's word that the one mistake recurs that earlier one. Returns the exit code:
+    1 when nothing was new.
 
     Raises:
         RolebookError: bad input or a failed write (nothing written, or the message says what was).
@@ -69,7 +72,7 @@ def run_update(
     entries = session.entries(day, **texts) + snippet[0]
     if not entries:
         raise InputError("nothing to add: give --mistake, --learning, --feedback, --log or --from FILE")
-    recorded = session.end(role, entries, [*(t for ts in texts.values() for t in ts), snippet[1]])
+    recorded = session.end(role, entries, [*(t for ts in texts.values() for t in ts), snippet[1]], same_as=same_as)
     result = recorded.result
     for warning in (*result.warnings, *recorded.warnings):
         sys.stderr.write(f"rolebook: warning: {warning}\n")
@@ -80,4 +83,4 @@ def run_update(
     else:
         sys.stdout.write("\n".join(recorded.lines()) + "\n")
     sys.stdout.flush()
-    return 0 if result.added or result.changed else 1
+    return 0 if result.added or result.changed or recorded.linked else 1
