@@ -5,13 +5,15 @@ returns them, the hooks inject them."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from rolebook.notebook import Entry
     from rolebook.notebook.search import SearchResult
     from rolebook.notebook.store import ReadResult, WriteResult
-    from rolebook.rules import Rule
+    from rolebook.rules import Proposal, Rule
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,24 +68,36 @@ def _shown(task: str, room: int = 80) -> str:
 
 @dataclass(frozen=True, slots=True)
 class Recorded:
-    """What a session-end update did, and the rules its new mistakes break."""
+    """What a session-end update did, the rules its new mistakes break, the earlier
+    mistakes each new one looks like (by entry id, for the writer to confirm), and the
+    recurrences the writer confirmed: (mistake id, earlier id, count)."""
 
     result: WriteResult
     violations: tuple[tuple[str, Rule, str | None], ...] = ()
     redacted: tuple[str, ...] = ()
     warnings: tuple[str, ...] = ()  # what went wrong after the write, which stands
+    proposals: Mapping[str, tuple[Proposal, ...]] = field(default_factory=dict)
+    linked: tuple[tuple[str, str, int], ...] = ()
 
-    def lines(self) -> list[str]:
-        """The summary line, then one line per violation."""
+    def lines(self, surface: str = "cli") -> list[str]:
+        """The summary line, then one line per confirmed recurrence, per violation, and per
+        possible recurrence with how to confirm it (worded for the `surface`: cli or mcp)."""
         from rolebook.rules import violation_line
 
         role = self.result.role
-        return [self.result.summary()] + [
-            f"{role}: this mistake {violation_line(r, day)}" for _, r, day in self.violations
-        ]
+        out = [self.result.summary()]
+        out += [f"{role}: #{mid} recurs #{earlier}, confirmed (x{count})" for mid, earlier, count in self.linked]
+        out += [f"{role}: this mistake {violation_line(r, day)}" for _, r, day in self.violations]
+        for e in self.result.added:
+            for p in self.proposals.get(e.id(role), ()):
+                out.append(f"{role}: looks like #{p.id} ({', '.join(p.dates)}) {_confirm(role, e, p, surface)}")
+        return out
 
     def to_dict(self) -> dict[str, Any]:
         data = self.result.to_dict()
+        for item in data["added"]:
+            item["possible_recurrences"] = [p.to_dict() for p in self.proposals.get(item["id"], ())]
+        data["linked"] = [{"id": mid, "same_as": earlier, "count": count} for mid, earlier, count in self.linked]
         data["violations"] = [
             {"text": text, "rule": rule.id, "rule_text": rule.text, "promoted": day}
             for text, rule, day in self.violations
@@ -91,3 +105,20 @@ class Recorded:
         data["redacted"] = list(self.redacted)
         data["warnings"] = [*data["warnings"], *self.warnings]
         return data
+
+
+def _quoted(text: str, room: int = 70) -> str:
+    one = " ".join(text.split())
+    return '"' + (one if len(one) <= room else one[: room - 1] + "…") + '"'
+
+
+def _confirm(role: str, entry: Entry, p: Proposal, surface: str) -> str:
+    """The earlier mistake's text, and how the writer says the new one is the same: the
+    same write again, with the link."""
+    said = f"{_quoted(p.text)}: if it is the same mistake,"
+    if surface == "mcp":
+        return f'{said} update with same_as "{p.id}", this mistake and date {entry.date} counts it'
+    import shlex
+
+    text = shlex.quote(" ".join(entry.text.split()))
+    return f"{said} rolebook update {role} --same-as {p.id} --mistake {text} --date {entry.date} counts it"

@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from rolebook.notebook import Entry
     from rolebook.notebook.search import Query, SearchResult
     from rolebook.notebook.store import ArchiveRecord, Shared, StoreResult, Writer, WriteResult
-    from rolebook.rules import Candidate, Promotion, Rule
+    from rolebook.rules import Candidate, Likeness, Promotion, Rule
 
     from .config import Config
 
@@ -45,10 +45,11 @@ SECTIONS = ("mistakes", "learnings", "feedback", "session_log")
 class Session:
     """One root's memory, as a writer sees it, with the judgements the config chose.
 
-    `recurrence` judges a new mistake against earlier ones at session end (keywords
-    unless the config asks for meaning: loading a model costs seconds there);
-    `review` judges at promotion and for rule violations found in a review; `dedup`
-    refuses a stored item that says the same as one already kept (None: equal only).
+    At session end a mistake written again is merged; the earlier mistakes a new one looks
+    like are proposed (by keywords, and by meaning with `meaning`: loading a model costs
+    seconds there, so only when the config asks for it). `recurrence` judges a new
+    mistake against the rules; `review` judges for rule violations found in a review;
+    `dedup` refuses a stored item that says the same as one already kept (None: equal only).
     `mode` is the search mode (None: hybrid when the semantic extra loads `model`).
     """
 
@@ -61,6 +62,7 @@ class Session:
     recurrence: Judge = keyword_same_mistake
     review: Judge = keyword_same_mistake
     dedup: Judge | None = None
+    meaning: bool = False  # a new mistake's possible recurrences are found by meaning too
     min_dates: int = 3  # a mistake on this many distinct dates is due for promotion
     # shared roots (a team's knowledge repositories): searched beside this root, written
     # only by `share` and `promote(shared=...)`; `share_mistakes` names those that take
@@ -113,25 +115,39 @@ class Session:
         entries: Sequence[Entry],
         said: Sequence[str] = (),
         fields: Mapping[str, Mapping[str, Any]] | None = None,
+        same_as: str | None = None,
     ) -> Recorded:
-        """Add a session's entries: recurrence judged, limits applied, rule violations found,
-        the alerts `read` shows refreshed. `said`: the texts as the writer gave them, to
-        report which kinds of secret were redacted. `fields` (by entry id) go on the
-        entries' `added` records (an import's source).
+        """Add a session's entries: recurrence judged (in date order, as separate writes
+        would be), limits applied, rule violations found, the alerts `read` shows
+        refreshed. `said`: the texts as the writer gave them, to report which kinds of
+        secret were redacted. `fields` (by entry id) go on the entries' `added` records
+        (an import's source). `same_as`: the id of an earlier mistake that the one mistake
+        among `entries` recurs (the writer's confirmation of a proposal), journalled as
+        `linked`; the mistake may be new or written before.
 
         Raises:
-            InputError: no entries.
+            InputError: no entries; `same_as` without exactly one mistake, or naming no
+                mistake of the role.
         """
         import sqlite3
 
         from rolebook.notebook import InputError, RolebookError
-        from rolebook.notebook.store import Index, redactions, update
-        from rolebook.rules import find_violations, groups_of, recurrence_hook, refresh_alerts
+        from rolebook.notebook.store import redactions, update
+        from rolebook.rules import Recurrence, find_mistake, find_violations, refresh_alerts
 
         check_role(role)
         if not entries:
             raise InputError("nothing to add: no mistake, learning, feedback or session log entry was given")
-        result = update(self.layout, role, entries, self.limits, self.who, recurrence_hook(self.recurrence), fields)
+        links: dict[str, str] = {}
+        if same_as is not None:
+            mistakes = [e for e in entries if e.section == "mistakes"]
+            if len(mistakes) != 1:
+                raise InputError(f"--same-as goes with exactly one mistake ({len(mistakes)} given)")
+            links[mistakes[0].id(role)] = earlier = find_mistake(self.layout, role, same_as)
+            if earlier == mistakes[0].id(role):
+                raise InputError(f"#{earlier} is this very mistake: name the earlier one it recurs")
+        hook = Recurrence(self.likeness(), links)
+        result = update(self.layout, role, entries, self.limits, self.who, hook, fields, hook.after)
         new = [(e.id(role), e.text) for e in result.added if e.section == "mistakes"]
         # the entries are written: from here on a problem is a warning, never a failure
         # (an agent told "error" would write them again, in other words)
@@ -142,10 +158,7 @@ class Session:
             broken = []
             warnings.append(f"{exc}; the new mistakes were not checked against the rules")
         try:
-            touched: set[str] = set()
-            if new:
-                with Index(self.layout) as index:
-                    touched = set(groups_of(index, role, [mid for mid, _ in new]).values())
+            touched = {mid for mid, _ in new} | {mid for mid, _, _ in hook.linked}
             refresh_alerts(
                 self.layout, self.rules_path, role, touched=touched, min_dates=self.min_dates, same=self.recurrence
             )
@@ -159,7 +172,20 @@ class Session:
                     warnings.append(
                         f"mistake #{mid} was not shared to {name!r} ({exc}); `rolebook share {mid}` retries"
                     )
-        return Recorded(result, tuple(broken), tuple(redactions(*said)), tuple(warnings))
+        return Recorded(
+            result, tuple(broken), tuple(redactions(*said)), tuple(warnings), hook.proposed, tuple(hook.linked)
+        )
+
+    def likeness(self) -> Likeness:
+        """How a new mistake's possible recurrences are found: keywords, or with `meaning`
+        (and a model that loads) by meaning too."""
+        from rolebook.rules import Likeness
+
+        if not self.meaning:
+            return Likeness()
+        from rolebook.notebook.search import semantic
+
+        return Likeness(semantic.load(self.model))
 
     def entries(self, day: str, **sections: Sequence[str] | None) -> list[Entry]:
         """Checked entries from texts by section (mistakes=, learnings=, feedback=, session_log=).
@@ -381,7 +407,8 @@ def open_session(config: Config, writer: Writer | None = None) -> Session:
     dedup: Judge | None = None
     if mode != "keyword" and (model or semantic.available()):
         review = dedup = meaning_judge(model)
-    recurrence = review if mode in ("semantic", "hybrid") else keyword_same_mistake
+    meaning = mode in ("semantic", "hybrid") and (bool(model) or semantic.available())
+    recurrence = review if meaning else keyword_same_mistake
 
     def session(of: Config, shared: tuple[tuple[str, Session], ...] = ()) -> Session:
         share = tuple(r.name for r in config.shared_roots if "mistakes" in r.share and r.name in dict(shared))
@@ -395,6 +422,7 @@ def open_session(config: Config, writer: Writer | None = None) -> Session:
             recurrence,
             review,
             dedup,
+            meaning,
             of.min_dates,
             shared,
             share,

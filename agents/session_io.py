@@ -91,9 +91,12 @@ def run_update(
     date: str | None,
     from_file: str | None,
     as_json: bool,
+    same_as: str | None = None,
 ) -> int:
     """Add a session's entries (given by section, or in a markdown file: `from_file`, '-'
-    for stdin) and print what was done. Returns the exit code: 1 when nothing was new.
+    for stdin) and print what was done, with the earlier mistakes each new one looks like.
+    `same_as`: the writer's word that the one mistake recurs that earlier one. Returns the
+    exit code: 1 when nothing was new.
 
     Raises:
         RolebookError: bad input or a failed write (nothing written, or the message says what was).
@@ -126,7 +129,9 @@ def run_update(
         said.append(text)
     if not entries:
         raise InputError("nothing to add: give --mistake, --learning, --feedback, --log or --from FILE")
-    recorded = session.end(role, entries, said)
+    if same_as is not None and from_file is not None:
+        raise InputError("--same-as goes with one --mistake, not with --from")
+    recorded = session.end(role, entries, said, same_as=same_as)
     result = recorded.result
     warn((*result.warnings, *recorded.warnings))
     if recorded.redacted:
@@ -136,7 +141,7 @@ def run_update(
     else:
         sys.stdout.write("\n".join(recorded.lines()) + "\n")
     sys.stdout.flush()
-    return 0 if result.added or result.changed else 1
+    return 0 if result.added or result.changed or recorded.linked else 1
 
 
 def run_search(

@@ -16,7 +16,7 @@ from rolebook.notebook import SECTIONS, Limits, parse
 from rolebook.notebook.limits import frontmatter_limits
 from rolebook.notebook.model import count_lines
 from rolebook.notebook.store import ArchiveRecord, Index, Layout, check_role, load_text, read_records, refresh
-from rolebook.rules import Judge, find_violations, groups, keyword_same_mistake, list_rules, mistakes_of
+from rolebook.rules import Judge, find_violations, keyword_same_mistake, list_rules, role_groups
 
 TOP = 5
 WEEKS = 12
@@ -110,9 +110,9 @@ def role_stats(
     out.rules = len(rules)
     with Index(layout) as index:
         refresh(layout, index)
-        mistakes = mistakes_of(index, role)
+        grouped = role_groups(index, role)
     found = []
-    for group in groups(mistakes, same):
+    for group in grouped:
         count = max(len(group), max(m.count for m in group))
         if count < 2:
             continue

@@ -12,10 +12,10 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # what type checkers see; at run time each name loads on first use
     from .block import Rule, list_rules
-    from .grouping import Candidate, candidates, find_candidate, groups
-    from .ledger import groups_of, mistakes_of
+    from .grouping import NO_INSTRUCTION, Candidate, candidates, find_candidate, role_groups
     from .promotion import Promotion, apply, decide, demote, finish_promotions
-    from .recurrence import recurrence_hook
+    from .proposals import Likeness, Proposal
+    from .recurrence import Recurrence, find_mistake
     from .similarity import Judge, keyword_same_mistake, meaning_judge
     from .violations import find_violations, refresh_alerts, rule_report, violation_line
 
@@ -24,18 +24,20 @@ if TYPE_CHECKING:  # what type checkers see; at run time each name loads on firs
 _WHERE = {
     "Rule": "block",
     "list_rules": "block",
+    "NO_INSTRUCTION": "grouping",
     "Candidate": "grouping",
     "candidates": "grouping",
     "find_candidate": "grouping",
-    "groups": "grouping",
-    "groups_of": "ledger",
-    "mistakes_of": "ledger",
+    "role_groups": "grouping",
     "Promotion": "promotion",
     "apply": "promotion",
     "decide": "promotion",
     "demote": "promotion",
     "finish_promotions": "promotion",
-    "recurrence_hook": "recurrence",
+    "Likeness": "proposals",
+    "Proposal": "proposals",
+    "Recurrence": "recurrence",
+    "find_mistake": "recurrence",
     "Judge": "similarity",
     "keyword_same_mistake": "similarity",
     "meaning_judge": "similarity",
@@ -46,25 +48,27 @@ _WHERE = {
 }
 
 __all__ = [
+    "NO_INSTRUCTION",
     "Candidate",
     "Judge",
+    "Likeness",
     "Promotion",
+    "Proposal",
+    "Recurrence",
     "Rule",
     "apply",
     "candidates",
     "decide",
     "demote",
     "find_candidate",
+    "find_mistake",
     "find_violations",
     "finish_promotions",
-    "groups",
-    "groups_of",
     "keyword_same_mistake",
     "list_rules",
     "meaning_judge",
-    "mistakes_of",
-    "recurrence_hook",
     "refresh_alerts",
+    "role_groups",
     "rule_report",
     "violation_line",
 ]

@@ -1,15 +1,19 @@
 """Grouping: which mistakes are one mistake, and which groups are due to become rules.
 
-Groups are the recurrence chains `update` recorded, joined with any other mistakes the
-similarity judges the same (hand-typed ones, imported ones), never joining what the
-reviewer split. A group with incidents on at least `min_dates` distinct dates that no
-rule covers yet is a candidate (DESIGN.md section 6).
+One definition serves the counts `(xN)`, the alerts `read` shows and `promote`: the
+groups `update` recorded (a mistake written again, `similarity.same_text`, which holds
+for mistakes it never judged too: typed by hand, shared), joined by the recurrences
+writers confirmed (`update --same-as`, journalled as `linked`), never joining
+what the reviewer split. Nothing is joined at review time by a judgement of its own. A
+group with incidents on at least `min_dates` distinct dates that no rule covers yet is a
+candidate (DESIGN.md section 6).
 """
 
 from __future__ import annotations
 
 import hashlib
 from collections import defaultdict
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -17,12 +21,10 @@ from typing import Any
 from rolebook.notebook import InputError, NoMatch
 from rolebook.notebook.store import Index, Layout, check_role, refresh
 
-from . import ledger, similarity
+from . import ledger
 from .block import Rule, load, rule_text
 from .ledger import Mistake
-from .similarity import Judge, keyword_same_mistake
-
-_BLOCKING_LIMIT = 200  # a word in more mistakes than this says too little to pair them by
+from .similarity import Judge, fingerprint, keyword_same_mistake
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,11 +49,25 @@ class Candidate:
             for (day, said), repo in zip(self.incidents, repos, strict=True)
         ]
 
+    @property
+    def instruction(self) -> str | None:
+        """What to do instead, in the latest wording that says it; None when no incident does."""
+        return next((i for _, said in reversed(self.incidents) if (i := instruction(said))), None)
+
     def rule(self, text: str | None = None) -> Rule:
-        """The rule it would become: `text`, else the instruction in the latest wording."""
-        return Rule(rule_text(text or instruction(self.phrasing)), self.role, self.dates)
+        """The rule it would become: `text`, else the instruction its incidents carry.
+
+        Raises:
+            InputError: no text given and no incident says what to do instead (an incident
+                report is not a rule).
+        """
+        said = text if text is not None else self.instruction
+        if said is None:
+            raise InputError(f"{self.id}: {NO_INSTRUCTION}; give the rule's text")
+        return Rule(rule_text(said), self.role, self.dates)
 
     def to_dict(self) -> dict[str, Any]:
+        rule = self.rule() if self.instruction else None
         return {
             "id": self.id,
             "role": self.role,
@@ -64,9 +80,14 @@ class Candidate:
                 {"date": d, "role": self.role, "text": t, **({"repo": r} if r else {})}
                 for (d, t), r in zip(self.incidents, self.repos or ("",) * len(self.incidents), strict=True)
             ],
-            "rule": self.rule().line(),
-            "rule_id": self.rule().id,
+            "rule": rule.line() if rule else None,
+            "rule_id": rule.id if rule else None,
+            **({} if rule else {"needs_text": NO_INSTRUCTION}),
         }
+
+
+#: Why a group gets no proposed rule: its incidents say what went wrong, not what to do.
+NO_INSTRUCTION = 'no incident says what to do instead ("what went wrong; what to do instead")'
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,10 +116,14 @@ def decisions(index: Index, role: str) -> Decisions:
 
 
 def groups(
-    mistakes: list[Mistake], same: Judge = keyword_same_mistake, apart: tuple[frozenset[str], ...] = ()
+    mistakes: Sequence[Mistake], links: Iterable[tuple[str, str]] = (), apart: tuple[frozenset[str], ...] = ()
 ) -> list[list[Mistake]]:
-    """Mistakes joined by their recorded groups and by the similarity judgement, never
-    joining two mistakes that one set of `apart` holds (a group the reviewer split)."""
+    """Mistakes joined by their recorded groups, by being one text written twice
+    (`similarity.fingerprint`: what `update` merges on its own), and by the recurrences
+    writers confirmed (`links`), never joining two mistakes that one set of `apart` holds
+    (a group the reviewer split). Mistakes come oldest first, so the result does not depend on the order
+    the index returns them in."""
+    mistakes = sorted(mistakes, key=lambda m: (m.date, m.id))
     parent = list(range(len(mistakes)))
     # per group root: for each split set a member of it belongs to, that member's id
     marks: list[dict[int, str]] = [{k: m.id for k, ids in enumerate(apart) if m.id in ids} for m in mistakes]
@@ -117,27 +142,68 @@ def groups(
         marks[rj] |= marks[ri]
 
     first_of: dict[str, int] = {}
-    postings: dict[str, list[int]] = defaultdict(list)
+    written: dict[str, int] = {}
+    at = {m.id: i for i, m in enumerate(mistakes)}
     for i, m in enumerate(mistakes):
-        if m.group:
-            union(i, first_of.setdefault(m.group, i))
-        for word in similarity.content_words(m.text):
-            postings[word].append(i)
-    for i, m in enumerate(mistakes):
-        near = {
-            j
-            for w in similarity.content_words(m.text)
-            if len(postings[w]) <= _BLOCKING_LIMIT
-            for j in postings[w]
-            if j > i
-        }
-        for j in sorted(near):
-            if find(i) != find(j) and same(m.text, mistakes[j].text):
-                union(i, j)
+        union(i, first_of.setdefault(m.group or m.id, i))
+        # one mistake written twice is one mistake, recorded or not (typed by hand, shared)
+        if fp := fingerprint(m.text):
+            union(i, written.setdefault(fp, i))
+    for a, b in sorted(links):
+        if a in at and b in at:
+            union(at[a], at[b])
     out: dict[int, list[Mistake]] = defaultdict(list)
     for i, m in enumerate(mistakes):
         out[find(i)].append(m)
     return list(out.values())
+
+
+def role_groups(index: Index, role: str) -> list[list[Mistake]]:
+    """Every group of the role's mistakes (`groups`), as the archive records them."""
+    return groups(ledger.mistakes_of(index, role), ledger.links(index, role), decisions(index, role).apart)
+
+
+def groups_holding(
+    index: Index,
+    role: str,
+    ids: Iterable[str],
+    pending: Sequence[Mistake] = (),
+    new_links: Sequence[tuple[str, str]] = (),
+) -> list[list[Mistake]]:
+    """The groups (`groups`) that hold these mistakes, reading only what they reach through
+    recorded groups and links: a write costs the same whatever the archive holds.
+    `pending` and `new_links`: the mistakes and links of the write under way, not in the
+    index yet."""
+    wanted = set(ids)
+    links = [*ledger.links(index, role), *new_links]
+    linked: dict[str, set[str]] = defaultdict(set)
+    for a, b in links:
+        linked[a].add(b)
+        linked[b].add(a)
+    known: dict[str, Mistake] = {}
+    named: set[str] = set()  # the recorded groups read so far
+    asked: set[str] = set()
+    todo = set(wanted)
+    while todo:
+        asked |= todo
+        found = ledger.mistakes_with_ids(index, role, todo) + [m for m in pending if m.id in todo]
+        known.update((m.id, m) for m in found)
+        fresh = {m.group or m.id for m in found} - named
+        named |= fresh
+        if fresh:
+            members = [m for _, m in ledger.group_members(index, role, fresh)]
+            known.update((m.id, m) for m in members + [m for m in pending if m.group in fresh] if m.id not in known)
+        # a group is named after its first mistake: it may have no row of its own (typed by hand)
+        reached = {other for i in known for other in linked.get(i, ())} | named
+        todo = reached - asked - known.keys()
+    parts = groups(list(known.values()), links, decisions(index, role).apart)
+    return [p for p in parts if any(m.id in wanted for m in p)]
+
+
+def occurrences(group: Sequence[Mistake]) -> int:
+    """How many times a group's mistake happened: its members, or a count written on one
+    (an imported `(x3)`), whichever is more."""
+    return max(len(group), max((m.count for m in group), default=0))
 
 
 def candidates(
@@ -161,7 +227,7 @@ def candidates(
         for r in roles:
             mine = [rule for rule in rules if rule.role == r]
             said = decisions(index, r)
-            for group in groups(ledger.mistakes_of(index, r), same, said.apart):
+            for group in groups(ledger.mistakes_of(index, r), ledger.links(index, r), said.apart):
                 candidate = _candidate(r, group)
                 if len(candidate.dates) < min_dates or covered_by_rule(group, mine, same):
                     continue
@@ -181,7 +247,7 @@ def _candidate(role: str, group: list[Mistake]) -> Candidate:
     return Candidate(
         gid,
         role,
-        max(len(group), max(m.count for m in group)),
+        occurrences(group),
         tuple(sorted({m.date for m in group})),
         tuple(m.id for m in group),
         tuple(m.id for m in group if m.active),
@@ -191,16 +257,13 @@ def _candidate(role: str, group: list[Mistake]) -> Candidate:
     )
 
 
-def never_same(a: str, b: str) -> bool:
-    return False
-
-
-def instruction(mistake: str) -> str:
+def instruction(mistake: str) -> str | None:
     """What a rule should say: the "what to do instead" part of a mistake written "what
-    went wrong; what to do instead" (as the protocol asks), else the whole text."""
+    went wrong; what to do instead" (as the protocol asks); None when it has none: an
+    incident report is not a rule."""
     _, sep, instead = mistake.partition(";")
     instead = instead.strip()
-    return instead if sep and len(instead.split()) >= 2 else mistake
+    return instead if sep and len(instead.split()) >= 2 else None
 
 
 def covered_by_rule(group: list[Mistake], rules: list[Rule], same: Judge) -> bool:

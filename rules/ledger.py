@@ -81,6 +81,42 @@ def groups_due(index: Index, role: str, min_dates: int) -> list[str]:
     ]
 
 
+def mistakes_with_ids(index: Index, role: str, ids: Iterable[str]) -> list[Mistake]:
+    """These mistakes of the role, as the index knows them, with their recorded group if any."""
+    ids = list(dict.fromkeys(ids))
+    if not ids:
+        return []
+    marks = ",".join("?" * len(ids))
+    rows = index.db.execute(
+        "SELECT d.id, d.date, d.text, d.count, d.op, a.id IS NOT NULL, g.grp, d.data FROM docs d "
+        "LEFT JOIN active a ON a.role = d.role AND a.id = d.id "
+        "LEFT JOIN groups g ON g.role = d.role AND g.id = d.id "
+        f"WHERE d.role = ? AND d.section = 'mistakes' AND d.id IN ({marks})",
+        (role, *ids),
+    ).fetchall()
+    return [_mistake(r, r[6]) for r in rows]
+
+
+def mistake_texts(index: Index, role: str) -> list[tuple[str, str]]:
+    """(id, text) of every mistake of a role, active or archived."""
+    return index.db.execute("SELECT id, text FROM docs WHERE role = ? AND section = 'mistakes'", (role,)).fetchall()
+
+
+def links(index: Index, role: str) -> list[tuple[str, str]]:
+    """(mistake, earlier mistake) of every recurrence a writer confirmed (`update --same-as`),
+    as the archive's `linked` records say (few: one per confirmation)."""
+    rows = index.db.execute(  # by (role, op): the docs_role index
+        "SELECT data FROM docs WHERE role = ? AND op = 'linked' AND section = 'review'", (role,)
+    ).fetchall()
+    out = []
+    for (data,) in rows:
+        record = json.loads(data) if data else {}
+        entry, earlier = record.get("entry"), record.get("same_as")
+        if isinstance(entry, str) and isinstance(earlier, str):
+            out.append((entry, earlier))
+    return sorted(out)
+
+
 def rule_records(index: Index, role: str) -> list[dict[str, Any]]:
     """The archive's records of the role's promoted rules (few: one per rule)."""
     rows = index.db.execute(

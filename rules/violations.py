@@ -4,7 +4,6 @@ broken by mistakes in the notebook, groups due for promotion), cached for the re
 
 from __future__ import annotations
 
-from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +12,7 @@ from rolebook.notebook.store import Index, Layout, extra_state, next_step, store
 
 from . import ledger
 from .block import Rule, list_rules
-from .grouping import covered_by_rule, decisions, groups, never_same
+from .grouping import covered_by_rule, decisions, groups_holding, role_groups
 from .ledger import Mistake
 from .similarity import Judge, keyword_same_mistake
 
@@ -42,11 +41,14 @@ def find_violations(
     if not rules or not mistakes:
         return []
     with Index(layout) as index:
-        group_of = ledger.groups_of(index, role, [mid for mid, _ in mistakes])
-        rule_of_group = _rules_of_groups(index, role, set(group_of.values()), rules)
+        promoted = _promoted_entries(index, role, rules)
+        rule_of = {}
+        for mid, _ in mistakes:
+            held = groups_holding(index, role, [mid])
+            rule_of[mid] = _rule_of_group(held[0] if held else [], rules, promoted)
     out = []
     for mid, text in mistakes:
-        rid = rule_of_group.get(group_of.get(mid, ""))
+        rid = rule_of.get(mid)
         rule = rules.get(rid) if rid else None
         rule = rule or next((r for r in rules.values() if same(r.text, text)), None)
         if rule is not None:
@@ -54,19 +56,20 @@ def find_violations(
     return out
 
 
-def _rules_of_groups(index: Index, role: str, groups: set[str], rules: dict[str, Rule]) -> dict[str, str]:
-    """The rule each of these recurrence groups was promoted to, if it still is one."""
+def _promoted_entries(index: Index, role: str, rules: dict[str, Rule]) -> dict[str, str]:
+    """mistake id -> the rule its promotion made, for the rules still in the file."""
     out: dict[str, str] = {}
-    for group, member in ledger.group_members(index, role, groups):
-        if member.rule in rules:
-            out[group] = member.rule
     for record in ledger.rule_records(index, role):
-        entries = [e for e in record.get("entries") or [] if isinstance(e, str)]
-        if record.get("id") in rules and entries:
-            for group in ledger.groups_of(index, role, entries).values():
-                if group in groups:
-                    out.setdefault(group, record["id"])
+        if record.get("id") in rules:
+            out.update((e, record["id"]) for e in record.get("entries") or [] if isinstance(e, str))
     return out
+
+
+def _rule_of_group(group: list[Mistake], rules: dict[str, Rule], promoted: dict[str, str]) -> str | None:
+    """The rule a group was promoted to, if it still is one."""
+    return next((m.rule for m in group if m.rule in rules), None) or next(
+        (promoted[m.id] for m in group if m.id in promoted), None
+    )
 
 
 def rule_report(layout: Layout, rules_path: Path, rule: Rule, same: Judge = keyword_same_mistake) -> dict[str, Any]:
@@ -104,31 +107,35 @@ def refresh_alerts(
     same: Judge = keyword_same_mistake,
 ) -> list[str]:
     """Recompute the rule alerts `read` shows for a role and cache them: rule violations by
-    mistakes in the notebook, and recurrence groups due for promotion.
+    mistakes in the notebook, and groups due for promotion (`grouping`: the same groups
+    `promote` lists).
 
-    With `touched` (the groups a write changed), only those are looked at again, so a write
-    costs the same whatever the archive holds; without it, every group is (promote, demote).
+    With `touched` (the mistakes a write added or linked), only their groups are looked at
+    again, so a write costs the same whatever the archive holds; without it, every group
+    is (promote, demote).
     """
     try:
         rules = {r.id: r for r in list_rules(rules_path, role)}
         with Index(layout) as index:
             state = extra_state(layout, role)
-            due = set(state.get("due", [])) if state and touched is not None else None
-            looked_at = set(touched or ()) if due is not None else set(ledger.groups_due(index, role, min_dates))
-            due = (due or set()) - looked_at
-            covered = _rules_of_groups(index, role, looked_at, rules) if looked_at else {}
-            members: dict[str, list[Mistake]] = defaultdict(list)
-            for group, member in ledger.group_members(index, role, looked_at):
-                members[group].append(member)
+            cached = state.get("due") if state and touched is not None else None
+            if cached is None:
+                due: set[str] = set()
+                parts = role_groups(index, role)
+            else:
+                due = set(cached)
+                parts = groups_holding(index, role, touched or ()) if touched else []
+            promoted = _promoted_entries(index, role, rules)
             said = decisions(index, role)
-            for group, group_members in members.items():
-                if group not in covered and any(
+            for part in parts:
+                due -= {m.id for m in part}  # a group is known by its first mistake's id, which a write can change
+                if (
                     len({m.date for m in part}) >= min_dates
+                    and _rule_of_group(part, rules, promoted) is None
                     and not covered_by_rule(part, list(rules.values()), same)
                     and not said.is_skipped(tuple(m.id for m in part))
-                    for part in groups(group_members, never_same, said.apart)
                 ):
-                    due.add(group)
+                    due.add(min(part, key=lambda m: (m.date, m.id)).id)
             active = ledger.active_mistakes(index, role)
         broken = find_violations(layout, rules_path, role, active, same)
     except InputError as exc:  # a broken rules block: say so at read rather than fail the write

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 import shlex
 import shutil
@@ -67,8 +68,18 @@ def test_the_recurring_mistake_example_ends_in_a_rule(tmp_path: Path) -> None:
     assert "1 promotion due" in outputs[3].splitlines()[-1]
     assert '"count": 3' in outputs[4]
     assert outputs[5].startswith("designer: promoted R")
-    assert outputs[6].endswith("(incidents 2026-02-05, 2026-03-01, 2026-03-15)\n")
+    assert outputs[6].endswith(": Keep the bubble inside the outline. (incidents 2026-02-05, 2026-03-01, 2026-03-15)\n")
     assert "<!-- rolebook:rules:start -->" in (tmp_path / "CLAUDE.md").read_text(encoding="utf-8")
+
+
+def test_the_id_the_recurring_mistake_example_confirms_is_the_first_mistakes(tmp_path: Path) -> None:
+    """Without --same-as the second update proposes the first mistake, by the id the README names."""
+    scratch_repository(tmp_path)
+    first, second = block_after("Try it", 1)[:2]
+    run_lines([first], tmp_path)
+    (said,) = run_lines([second.split(" --same-as ")[0] + " --json"], tmp_path)
+    (proposed,) = json.loads(said)["added"][0]["possible_recurrences"]
+    assert second.endswith(f" --same-as {proposed['id']}") and proposed["dates"] == ["2026-02-05"]
 
 
 def test_ci_installs_and_tests_exactly_as_the_readme_says() -> None:

@@ -311,7 +311,15 @@ def test_a_promotion_cut_short_before_the_rule_line_is_finished_by_the_next_prom
     rb(root, "init", "coder")
     (root / "rolebook.yaml").write_text("rules_file: docs/CLAUDE.md\n")
     for day in ("2026-01-05", "2026-02-05", "2026-03-05"):
-        rb(root, "update", "coder", "-m", "pushed to main without running the tests", "--date", day)
+        rb(
+            root,
+            "update",
+            "coder",
+            "-m",
+            "pushed to main without running the tests; run the tests before pushing",
+            "--date",
+            day,
+        )
     with tmpfs(root / "docs", "1m") as docs:
         subprocess.run(["mount", "-o", "remount,ro", str(docs)], check=True, capture_output=True)
         code, _, err = rb(root, "promote", "--yes")
@@ -322,7 +330,7 @@ def test_a_promotion_cut_short_before_the_rule_line_is_finished_by_the_next_prom
         code, out, _ = rb(root, "promote", "--json")
         assert code == 0 and json.loads(out)["candidates"] == []
         rules = (docs / "CLAUDE.md").read_text()
-        assert rules.count("Pushed to main without running the tests.") == 1
+        assert rules.count("Run the tests before pushing.") == 1
         assert "incidents 2026-01-05, 2026-02-05, 2026-03-05" in rules
         _, read, _ = rb(root, "read", "coder")
         assert "promotion" not in read and "violates" not in read
@@ -431,10 +439,18 @@ def test_promote_writes_through_a_rules_file_symlink_to_its_target(tmp_path: Pat
     (tmp_path / "AGENTS.md").write_text("# Agents\n")
     (tmp_path / "CLAUDE.md").symlink_to("AGENTS.md")
     for day in ("2026-01-05", "2026-02-05", "2026-03-05"):
-        rb(tmp_path, "update", "coder", "-m", "pushed to main without running the tests", "--date", day)
+        rb(
+            tmp_path,
+            "update",
+            "coder",
+            "-m",
+            "pushed to main without running the tests; run the tests before pushing",
+            "--date",
+            day,
+        )
     assert rb(tmp_path, "promote", "--yes")[0] == 0
     assert (tmp_path / "CLAUDE.md").is_symlink()
-    assert "Pushed to main without running the tests." in (tmp_path / "AGENTS.md").read_text()
+    assert "Run the tests before pushing." in (tmp_path / "AGENTS.md").read_text()
 
 
 def test_repair_deletes_only_what_rolebook_made_in_a_shared_derived_folder(tmp_path: Path) -> None:

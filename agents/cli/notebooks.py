@@ -117,14 +117,26 @@ def update_cmd(
             help="A markdown file ('-' for stdin) with ## Mistakes, ## Learnings, ## Feedback, ## Session Log lists.",
         ),
     ] = None,
+    same_as: Annotated[
+        str | None,
+        typer.Option(
+            "--same-as",
+            help="With one --mistake: it is the same mistake as this earlier one (its id, from update's "
+            "'looks like #ID'); counted with it.",
+        ),
+    ] = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Session end: add entries (newest first), then prune what passes the limits to the archive.
 
     An entry already in the notebook is not added twice (exit 1 when nothing was new).
+    A mistake written again is counted with the earlier one (x2); one that only looks
+    like an earlier one is added alone, and update says so: `looks like #ID ...`. If it
+    is the same mistake, the same update with --same-as ID counts it.
 
     \b
     Example:  rolebook update coder -m "ran migrations on prod; use the staging DB" --log "WQ-12: fixed login"
+              rolebook update coder --same-as 3d8d4198f043 -m "migrated prod again; use staging" --date 2026-03-01
     """
 
 

@@ -6,7 +6,7 @@ import os
 import sys
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rolebook.notebook import InputError
@@ -14,6 +14,8 @@ from rolebook.notebook import InputError
 from .app import JsonOpt, _errors, _globals, _print_json, app
 
 if TYPE_CHECKING:
+    from rolebook.rules import Candidate
+
     from ..session import Session
 
 RulesFileOpt = Annotated[
@@ -70,7 +72,7 @@ def promote_cmd(
               rolebook promote --split g1a2b3c4
               rolebook promote --shared
     """
-    from rolebook.rules import find_candidate
+    from rolebook.rules import NO_INSTRUCTION, find_candidate
 
     session = _session(ctx, rules_file)
     if text is not None and apply_id is None:
@@ -97,10 +99,12 @@ def promote_cmd(
         else:
             print(f"{decided.id} {decided.role}: {what}")
         return
+    skipped: list[Candidate] = []
     if apply_id is not None:
         chosen = [(find_candidate(found, apply_id), text)]
-    elif yes:
-        chosen = [(c, None) for c in found]
+    elif yes:  # a group none of whose incidents says what to do instead has no rule to write
+        chosen = [(c, None) for c in found if c.instruction]
+        skipped = [c for c in found if not c.instruction]
     elif as_json:
         rules = [session.rule_report(r) for r in session.rules(role)]
         _print_json({"rules_file": str(path), "candidates": [c.to_dict() for c in found], "rules": rules})
@@ -109,7 +113,7 @@ def promote_cmd(
         chosen = _review(session, found)
     else:
         for c in found:
-            print(f"{c.id} {c.role}: {c.count} incidents on {len(c.dates)} dates -> {c.rule().line()}")
+            print(f"{c.id} {c.role}: {c.count} incidents on {len(c.dates)} dates -> {_proposed(c)}")
             for line in c.incident_lines():
                 print(f"    {line}")
         many = f"{len(found)} candidate{'s' if len(found) != 1 else ''}"
@@ -119,36 +123,47 @@ def promote_cmd(
     done = [session.promote(c, t) for c, t in chosen]
     if as_json:
         _print_json(
-            {"promoted": [{"rule": p.rule.id, "line": p.rule.line(), "left": p.result.count("promoted")} for p in done]}
+            {
+                "promoted": [
+                    {"rule": p.rule.id, "line": p.rule.line(), "left": p.result.count("promoted")} for p in done
+                ],
+                "skipped": [{"id": c.id, "role": c.role, "reason": NO_INSTRUCTION} for c in skipped],
+            }
         )
         return
+    for c in skipped:
+        print(
+            f"{c.id} {c.role}: not promoted, {NO_INSTRUCTION}; "
+            f'`rolebook promote --apply {c.id} --text "RULE"` promotes it in your words'
+        )
     for p in done:
         n = p.result.count("promoted")
         print(
             f"{p.rule.role}: promoted {p.rule.id} to {path.name}: {p.rule.text} "
             f"({n} notebook {'entry' if n == 1 else 'entries'} archived as promoted)"
         )
-    if not done:
+    if not done and not skipped:
         print("nothing promoted")
     elif shared:
         line = f"@{os.path.relpath(path, here)}"
         print(f"{team}: agents read these rules when a project's CLAUDE.md or AGENTS.md imports them: {line}")
 
 
-def _review(session: Session, found: list[Any]) -> list[tuple[Any, str | None]]:
+def _review(session: Session, found: list[Candidate]) -> list[tuple[Candidate, str | None]]:
     """Ask per candidate; split and skip are recorded at once, promotions returned."""
-    chosen: list[tuple[Any, str | None]] = []
+    chosen: list[tuple[Candidate, str | None]] = []
     print("p promote · e edit the rule · x split (not one mistake) · s skip until it recurs · n next · q quit")
     for n, c in enumerate(found, 1):
         print(f"[{n}/{len(found)}] {c.role}: {c.count} incidents on {len(c.dates)} dates ({', '.join(c.dates)})")
         for line in c.incident_lines():
             print(f"  {line}")
-        print(f"  proposed rule:  {c.rule().line()}")
+        print(f"  proposed rule:  {_proposed(c)}")
         answer = typer.prompt("  [p/e/x/s/n/q]", default="n").strip().lower()[:1]
-        if answer == "p":
+        if answer == "p" and c.instruction:
             chosen.append((c, None))
-        elif answer == "e":
-            chosen.append((c, typer.prompt("  rule text", default=c.rule().text)))
+        elif answer in ("p", "e"):  # no instruction to propose: the reviewer writes the rule
+            said = typer.prompt("  rule text", default=c.rule().text if c.instruction else None)
+            chosen.append((c, said))
         elif answer == "x":
             session.split(c)
             print("  split: these incidents will not be grouped together again")
@@ -158,6 +173,13 @@ def _review(session: Session, found: list[Any]) -> list[tuple[Any, str | None]]:
         elif answer == "q":
             break
     return chosen
+
+
+def _proposed(c: Candidate) -> str:
+    """The rule line a candidate would become, or why there is none to propose."""
+    from rolebook.rules import NO_INSTRUCTION
+
+    return c.rule().line() if c.instruction else f"(no rule proposed: {NO_INSTRUCTION}; write one)"
 
 
 def _session(ctx: typer.Context, rules_file: Path | None) -> Session:

@@ -123,7 +123,7 @@ _DATA = r"""
       "openWorldHint": false,
       "readOnlyHint": false
      },
-     "description": "Session end: add entries newest first; the limits prune the oldest to the archive.",
+     "description": "Session end: add entries newest first; the limits prune the oldest to the archive.\n        Each added mistake lists the earlier ones it looks like (possible_recurrences): if one\n        is the same mistake, call update again with the same mistake, date and same_as.",
      "inputSchema": {
       "properties": {
        "date": {
@@ -187,6 +187,19 @@ _DATA = r"""
         "default": null,
         "description": "The agent role, e.g. coder, designer, qa (default: the server's --as role).",
         "title": "Role"
+       },
+       "same_as": {
+        "anyOf": [
+         {
+          "type": "string"
+         },
+         {
+          "type": "null"
+         }
+        ],
+        "default": null,
+        "description": "With exactly one mistake: the id of the earlier mistake it is the same as (from possible_recurrences of an earlier update); counts it with that one.",
+        "title": "Same As"
        }
       },
       "title": "updateArguments",
@@ -449,7 +462,7 @@ _DATA = r"""
       "openWorldHint": false,
       "readOnlyHint": true
      },
-     "description": "Mistakes that keep coming back, as proposed rules (the structured content has them all).",
+     "description": "Mistakes that keep coming back, as proposed rules (the structured content has them all).\n        A candidate whose incidents never say what to do instead has no proposed rule\n        (needs_text): write one and pass it as promote_apply's text.",
      "inputSchema": {
       "properties": {
        "budget": {
@@ -530,7 +543,7 @@ _DATA = r"""
          }
         ],
         "default": null,
-        "description": "The rule's wording (default: the proposal).",
+        "description": "The rule's wording: an instruction (default: the proposal; required when it has none).",
         "title": "Text"
        }
       },

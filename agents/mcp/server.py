@@ -211,15 +211,24 @@ def build(root: Path | None = None, scope: str | None = None, session: str | Non
         feedback: Annotated[list[str], Field(description="Feedback from people, quoted.")] = [],  # noqa: B006
         log: Annotated[list[str], Field(description="What this session did, e.g. 'WQ-12: fixed login'.")] = [],  # noqa: B006
         date: Annotated[str | None, Field(description="YYYY-MM-DD (default: today).")] = None,
+        same_as: Annotated[
+            str | None,
+            Field(
+                description="With exactly one mistake: the id of the earlier mistake it is the same as (from "
+                "possible_recurrences of an earlier update); counts it with that one."
+            ),
+        ] = None,
         ctx: Context[Any, Any] | None = None,
     ) -> CallToolResult:
-        """Session end: add entries newest first; the limits prune the oldest to the archive."""
+        """Session end: add entries newest first; the limits prune the oldest to the archive.
+        Each added mistake lists the earlier ones it looks like (possible_recurrences): if one
+        is the same mistake, call update again with the same mistake, date and same_as."""
         session = await where.session(ctx)
         day = check_date(date) if date else dt.date.today().isoformat()
         entries = session.entries(day, mistakes=mistakes, learnings=learnings, feedback=feedback, session_log=log)
-        recorded = session.end(who(role), entries, [*mistakes, *learnings, *feedback, *log])
+        recorded = session.end(who(role), entries, [*mistakes, *learnings, *feedback, *log], same_as=same_as)
         kinds = list(recorded.redacted)
-        lines = recorded.lines() + ([f"redacted before writing: {', '.join(kinds)}"] if kinds else [])
+        lines = recorded.lines("mcp") + ([f"redacted before writing: {', '.join(kinds)}"] if kinds else [])
         lines += [f"warning: {w}" for w in (*recorded.result.warnings, *recorded.warnings)]
         return _result("\n".join(lines), recorded.to_dict())
 
@@ -318,11 +327,13 @@ def build(root: Path | None = None, scope: str | None = None, session: str | Non
         budget: Annotated[int, Field(ge=50, le=20000, description="Tokens at most in the text.")] = 500,
         ctx: Context[Any, Any] | None = None,
     ) -> CallToolResult:
-        """Mistakes that keep coming back, as proposed rules (the structured content has them all)."""
+        """Mistakes that keep coming back, as proposed rules (the structured content has them all).
+        A candidate whose incidents never say what to do instead has no proposed rule
+        (needs_text): write one and pass it as promote_apply's text."""
         session = await where.session(ctx)
         found = session.candidates(role, min_dates)
         rules = [session.rule_report(r) for r in session.rules(role)]
-        lines = [f"{c.id} {c.role}: {c.count} incidents on {len(c.dates)} dates -> {c.rule().line()}" for c in found]
+        lines = [f"{c.id} {c.role}: {c.count} incidents on {len(c.dates)} dates -> {_proposed(c)}" for c in found]
         around = {"total": len(found), "rules": rules}
         text, shown = _fit(lines, [c.to_dict() for c in found], budget, "candidates", around=around)
         return _result(text or "nothing to promote", {"candidates": shown, **around})
@@ -331,7 +342,10 @@ def build(root: Path | None = None, scope: str | None = None, session: str | Non
     @tool_errors
     async def promote_apply(
         id: Annotated[str, Field(description="A candidate id from promote_review.")],
-        text: Annotated[str | None, Field(description="The rule's wording (default: the proposal).")] = None,
+        text: Annotated[
+            str | None,
+            Field(description="The rule's wording: an instruction (default: the proposal; required when it has none)."),
+        ] = None,
         action: Annotated[
             Literal["promote", "split", "skip"],
             Field(
@@ -375,6 +389,15 @@ def build(root: Path | None = None, scope: str | None = None, session: str | Non
         return instructions(role)
 
     return server
+
+
+def _proposed(candidate: Any) -> str:
+    """The rule line a candidate would become, or that the caller must write one."""
+    from rolebook.rules import NO_INSTRUCTION
+
+    if candidate.instruction:
+        return str(candidate.rule().line())
+    return f"(no rule proposed: {NO_INSTRUCTION}; call promote_apply with id and text)"
 
 
 def run(root: Path | None, scope: str | None, session: str | None) -> None:

@@ -27,6 +27,7 @@ from .failure import Failure, camel_parts, task_of
 from .query import Query, fts_expression
 from .ranking import hit_of
 from .render import Hit, SearchResult
+from .stemmer import terms as index_terms
 
 #: a word held by d documents weighs 1 / (1 + WEIGHT_SLOPE * ln d); a pair side by side the same
 WEIGHT_SLOPE = 1.0
@@ -95,9 +96,9 @@ _TOKEN = re.compile(r"[^\W_]+")  # what the index's tokenizer (unicode61) takes 
 
 
 def signal(index: Index, failure: Failure) -> Signal:
-    """The failure's words as the index's tokenizer stems them (one pass through it)."""
+    """The failure's words as the index stems them (`stemmer`, equal to its tokenizer)."""
     texts = [" ".join(failure.command)] + [f"{line} {camel_parts(line)}" for line in failure.lines]
-    *stemmed, stop_terms = lookups.stems(index, [*texts, " ".join(sorted(_STOP))])
+    *stemmed, stop_terms = [list(index_terms(t)) for t in [*texts, " ".join(sorted(_STOP))]]
     stop = frozenset(stop_terms)
     spelled: dict[str, str] = {}
     for text, terms in zip(texts, stemmed, strict=True):
@@ -256,15 +257,15 @@ def _root(
         warnings = refresh(layout, index)
         sig = sig or signal(index, failure)
         words = sorted(sig.words())
-        counts, _ = lookups.document_counts(index, words)
+        counts = lookups.document_counts(index, words)
         held = sorted((w for w in words if counts.get(w)), key=lambda w: counts[w])[:QUERY_WORDS]
         if not held:
             return sig, counts, {}, [], warnings
         ranked = lookups.ranked(index, fts_expression([sig.spelled.get(w, w) for w in held]), False, CANDIDATES)
         rows = lookups.hit_rows(index, "rowid", list(ranked), lookups.filters(roles=roles))
-        texts = lookups.texts_of(index, [row[0] for row in rows])
+        texts = {r: f"{text} {other}" for r, (text, other) in lookups.texts_of(index, [row[0] for row in rows]).items()}
         stop = sig.stop
-        stemmed = lookups.stems(index, [f"{texts[row[0]]} {camel_parts(texts[row[0]])}" for row in rows])
+        stemmed = [list(index_terms(f"{texts[row[0]]} {camel_parts(texts[row[0]])}")) for row in rows]
         candidates = []
         wanted = sig.pairs()
         pairs_seen: set[tuple[str, str]] = set()

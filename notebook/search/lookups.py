@@ -163,6 +163,19 @@ def count_matches(index: Index, expression: str, filters: Filters, cap: int) -> 
     )
 
 
+def ranked(index: Index, expression: str, newest_first: bool, limit: int) -> dict[int, float]:
+    """rowid -> BM25 (lower is better) of the best `limit` matches, or the newest ones.
+    FTS5 scores every match: for the recall hook's few rare words, not for a user's query
+    (`ranking` ranks a bounded candidate set)."""
+    order = "rowid DESC" if newest_first else "2"
+    return dict(
+        index.db.execute(
+            f"SELECT rowid, bm25(docs_fts, 1.0, 0.4) FROM docs_fts WHERE docs_fts MATCH ? ORDER BY {order} LIMIT ?",
+            (expression, limit),
+        ).fetchall()
+    )
+
+
 def hit_rows(index: Index, column: str, keys: list[Any], filters: Filters) -> list[tuple[Any, ...]]:
     """The documents with these rowids or ids (`column`) that pass the filters: (key, id,
     role, section, status, op, date, text, count, tags, successes, trials, data)."""
@@ -200,31 +213,6 @@ def similar(index: Index, role: str, section: str, expression: str, limit: int) 
     ).fetchall()
 
 
-def stems(index: Index, texts: list[str]) -> list[list[str]]:
-    """Each text as the index's tokenizer sees it: its terms, stemmed, in order."""
-    db = index.db
-    # contentless: emptied in one step, not row by row (a delete per row costs the index a merge)
-    db.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.rb_text USING fts5(x, content='', tokenize='{TOKENIZER}')")
-    db.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.rb_text_terms USING fts5vocab(temp, rb_text, 'instance')")
-    db.execute("INSERT INTO temp.rb_text(rb_text) VALUES ('delete-all')")
-    db.executemany("INSERT INTO temp.rb_text(rowid, x) VALUES (?, ?)", list(enumerate(texts)))
-    out: list[list[str]] = [[] for _ in texts]
-    for term, doc in db.execute("SELECT term, doc FROM temp.rb_text_terms ORDER BY doc, offset"):
-        out[doc].append(term)
-    return out
-
-
-def document_counts(index: Index, terms: list[str]) -> tuple[dict[str, int], int]:
-    """How many documents hold each (stemmed) term, and how many documents there are."""
-    df: dict[str, int] = {}
-    for chunk in range(0, len(terms), 900):
-        part = terms[chunk : chunk + 900]
-        marks = ",".join("?" * len(part))
-        df.update(index.db.execute(f"SELECT term, doc FROM docs_vocab WHERE term IN ({marks})", part).fetchall())
-    total = index.db.execute("SELECT max(rowid) FROM docs").fetchone()[0] or 0
-    return df, int(total)
-
-
 def near_count(index: Index, first: str, second: str, cap: int) -> int:
     """How many documents hold the two words within a few words of each other (up to `cap`)."""
     expression = 'NEAR("{}" "{}", 3)'.format(first.replace('"', '""'), second.replace('"', '""'))
@@ -233,18 +221,3 @@ def near_count(index: Index, first: str, second: str, cap: int) -> int:
             "SELECT count(*) FROM (SELECT 1 FROM docs_fts WHERE docs_fts MATCH ? LIMIT ?)", (expression, cap)
         ).fetchone()[0]
     )
-
-
-def texts_of(index: Index, rowids: list[int]) -> dict[int, str]:
-    """rowid -> what a document is found by: its text and its other words (context, command)."""
-    out: dict[int, str] = {}
-    for chunk in range(0, len(rowids), 900):
-        part = rowids[chunk : chunk + 900]
-        out.update(
-            index.db.execute(
-                f"SELECT rowid, coalesce(text, '') || ' ' || coalesce(search, '') FROM docs "
-                f"WHERE rowid IN ({','.join('?' * len(part))})",
-                part,
-            ).fetchall()
-        )
-    return out

@@ -21,8 +21,12 @@ from .layout import Layout
 from .secrets import redact
 
 #: How a new mistake is journalled when it is not simply added: `rolebook.rules.recurrence`
-#: makes it a recurrence of the earlier occurrences it matches. Returns the entry to add.
+#: makes it a recurrence of the earlier occurrences it matches. Returns the entry to add;
+#: it may record that entries of this write (in `Change.added`) left as well.
 Recur = Callable[[Index, Recorder, Change, Entry, Mapping[str, Any]], Entry]
+#: What else the write does once its entries are judged, in the same transaction (the
+#: recurrences a writer confirmed of mistakes written before: `rolebook.rules.recurrence`).
+After = Callable[[Index, Recorder, Change], None]
 
 
 def update(
@@ -33,13 +37,16 @@ def update(
     writer: Writer,
     recur: Recur | None = None,
     fields: Mapping[str, Mapping[str, Any]] | None = None,
+    after: After | None = None,
 ) -> WriteResult:
     """Add entries to a role's notebook (newest first), then apply its limits.
 
     An entry already active, or already journalled and since gone, is not written twice;
     one journalled but missing from the notebook (a write cut short) is put back.
     With `recur` (`rolebook.rules.recurrence`), a new mistake is journalled through it: as a
-    recurrence of the earlier occurrences it matches, if any.
+    recurrence of the earlier occurrences it matches, if any. Entries are judged oldest
+    first, each against the ones before it, so that one write of many entries ends as
+    the same entries written one by one would.
     `fields` (by entry id) are kept on an entry's `added` record: an import's `source`.
     """
 
@@ -49,7 +56,7 @@ def update(
         for e in entries:
             if first.setdefault(e.id(role), e) is not e:
                 change.duplicates.append(e)  # the same entry twice in one batch
-        fresh = list(first.values())
+        fresh = sorted(first.values(), key=lambda e: e.date)  # stable: same-day order kept
         active = {e.id(role) for e in nb.entries()}
         states = index.states(first)
         for e in fresh:
@@ -62,7 +69,10 @@ def update(
             elif state is None:
                 change.records.append(record("added", e, **(fields or {}).get(e.id(role), {})))
             change.added.append(e)
-        change.notebook = add_entries(change.notebook, change.added)
+        gone = {e.id(role) for _, e in change.left}  # added, then recurred by a later one
+        change.notebook = add_entries(change.notebook, [e for e in change.added if e.id(role) not in gone])
+        if after is not None:
+            after(index, record, change)
         return change
 
     return transact(layout, role, limits, writer, plan)
@@ -173,4 +183,4 @@ def restore(layout: Layout, role: str, text: str | None, lines: list[bytes], wri
     return Restored(role, outcome["fresh"], len(lines) - outcome["fresh"], outcome["state"])
 
 
-__all__ = ["Recur", "Restored", "find_active", "obsolete", "restore", "tidy", "tidy_check", "update"]
+__all__ = ["After", "Recur", "Restored", "find_active", "obsolete", "restore", "tidy", "tidy_check", "update"]

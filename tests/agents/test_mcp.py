@@ -77,15 +77,18 @@ def test_every_tool_answers_with_text_and_structured_content(tmp_path: Path) -> 
             },
         )
         assert text(r).startswith("coder: logged error npm-install-eacces #")
-        for day in ("2026-02-10", "2026-03-10"):
-            await c.call_tool(
-                "update",
-                {
-                    "role": "coder",
-                    "date": day,
-                    "mistakes": ["npm install failed with EACCES again; chown the checkout"],
-                },
-            )
+        again = {
+            "role": "coder",
+            "date": "2026-02-10",
+            "mistakes": ["npm install failed with EACCES; chown the checkout"],
+        }
+        r = await c.call_tool("update", again)  # other words: proposed, not merged
+        assert r.structured_content is not None
+        (proposed,) = r.structured_content["added"][0]["possible_recurrences"]
+        assert proposed["text"] == "npm install failed with EACCES; chown first"
+        r = await c.call_tool("update", {**again, "same_as": proposed["id"]})  # the writer confirms it
+        assert "confirmed (x2)" in text(r)
+        await c.call_tool("update", {**again, "date": "2026-03-10"})  # written again: merged on its own
         r = await c.call_tool("promote_review", {})
         assert r.structured_content is not None
         (candidate,) = r.structured_content["candidates"]
@@ -100,6 +103,56 @@ def test_every_tool_answers_with_text_and_structured_content(tmp_path: Path) -> 
         prompt = await c.get_prompt("memory_protocol", {"role": "qa"})
         said = str(prompt.messages[0].content)
         assert "You work as the qa role" in said and "call `read`" in said and "--mistake" not in said
+
+    run(tmp_path, body)
+
+
+def test_update_proposes_possible_recurrences_and_same_as_counts_one(tmp_path: Path) -> None:
+    """Over MCP as through the CLI: a mistake in other words is proposed (text and
+    structured content, within the answer), and `same_as` records the writer's word."""
+    first = "Forgot to debounce the search input, so every keystroke fired an API request"
+    other = "typeahead hammered /api/search once per character typed; debounce the input"
+
+    async def body(c: Client) -> None:
+        r = await c.call_tool("update", {"role": "coder", "mistakes": [first], "date": "2026-02-05"})
+        assert r.structured_content is not None and r.structured_content["added"][0]["possible_recurrences"] == []
+        r = await c.call_tool("update", {"role": "coder", "mistakes": [other], "date": "2026-03-01"})
+        assert r.structured_content is not None
+        added = r.structured_content["added"][0]
+        (p,) = added["possible_recurrences"]
+        assert (p["text"], p["dates"], added["count"]) == (first, ["2026-02-05"], 1)
+        assert set(p) == {"id", "text", "dates", "score"} and 0 < p["score"] <= 1
+        line = text(r).splitlines()[1]
+        assert line.startswith(f"coder: looks like #{p['id']} (2026-02-05) ") and f'same_as "{p["id"]}"' in line
+        assert "--same-as" not in line  # MCP answers name tools and parameters, never CLI flags
+        both = {"role": "coder", "mistakes": [other, first], "date": "2026-03-01", "same_as": p["id"]}
+        r = await c.call_tool("update", both)
+        assert r.is_error and "exactly one mistake" in text(r)
+        r = await c.call_tool("update", {"role": "coder", "mistakes": [other], "same_as": "ffffffff"})
+        assert r.is_error and "has no mistake #ffffffff" in text(r)
+        r = await c.call_tool(
+            "update", {"role": "coder", "mistakes": [other], "date": "2026-03-01", "same_as": p["id"]}
+        )
+        assert (r.is_error, r.structured_content and r.structured_content["linked"][0]["same_as"]) == (False, p["id"])
+        r = await c.call_tool("read", {"role": "coder"})
+        assert f"- [2026-03-01] {other} (x2)" in text(r) and first not in text(r)
+
+    run(tmp_path, body)
+
+
+def test_promote_review_asks_for_the_rule_when_no_incident_says_what_to_do(tmp_path: Path) -> None:
+    async def body(c: Client) -> None:
+        for day in ("2026-01-10", "2026-02-10", "2026-03-10"):
+            await c.call_tool("update", {"role": "qa", "date": day, "mistakes": ["The login test was flaky again."]})
+        r = await c.call_tool("promote_review", {})
+        assert r.structured_content is not None
+        (candidate,) = r.structured_content["candidates"]
+        assert candidate["rule"] is None and "no incident says what to do instead" in candidate["needs_text"]
+        assert "no rule proposed" in text(r) and "promote_apply with id and text" in text(r)
+        r = await c.call_tool("promote_apply", {"id": candidate["id"]})
+        assert r.is_error and "give the rule's text" in text(r)
+        r = await c.call_tool("promote_apply", {"id": candidate["id"], "text": "wait for the login redirect"})
+        assert text(r).startswith("qa: promoted R") and "Wait for the login redirect." in text(r)
 
     run(tmp_path, body)
 

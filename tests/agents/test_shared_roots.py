@@ -105,15 +105,15 @@ def test_new_mistakes_are_shared_and_one_recurring_across_repositories_becomes_a
        "--date", "2026-10-03")  # fmt: skip
     assert ok(team["knowledge"], "promote", "--json").count('"id"') == 0  # one repository is not the team
     assert json.loads(ok(team["app3"], "promote", "--shared", "--json"))["candidates"] == []
-    ok(team["app2"], "update", "coder", "-m", "deployed to prod without running the staging migration; run the "
-       "migration on staging first", "--date", "2026-10-15")  # fmt: skip
+    ok(team["app2"], "update", "coder", "-m", "Deployed without the staging migration, again; run migrations on "
+       "staging first", "--date", "2026-10-15")  # fmt: skip
     assert [r.extra["origin"]["repo"] for r in team_records(team)] == ["app1", "app1", "app2"]
     review = ok(team["app3"], "promote", "--shared")
     assert "(from app1)" in review and "(from app2)" in review and "--shared --apply ID" in review
     out = ok(team["app3"], "promote", "--shared", "--yes")
     assert "promoted R" in out and "@../knowledge/CLAUDE.md" in out
     rules = (team["knowledge"] / "CLAUDE.md").read_text()
-    assert "- Run the migration on staging first. _(coder; incidents 2026-10-01, 2026-10-03, 2026-10-15)_" in rules
+    assert "- Run migrations on staging first. _(coder; incidents 2026-10-01, 2026-10-03, 2026-10-15)_" in rules
     assert not (team["app3"] / "CLAUDE.md").exists() or "staging" not in (team["app3"] / "CLAUDE.md").read_text()
     assert json.loads(ok(team["app3"], "promote", "--shared", "--json"))["candidates"] == []
 

@@ -11,23 +11,25 @@ from pathlib import Path
 from rolebook.agents.cli import app
 from rolebook.notebook.limits import Limits
 from rolebook.notebook.markdown import parse
+from rolebook.notebook.model import entry_id
 from rolebook.notebook.store.archive import ArchiveRecord, read_records
 from rolebook.notebook.store.changes import update
 from rolebook.notebook.store.intake import new_entry
 from rolebook.notebook.store.journal import Writer
 from rolebook.notebook.store.layout import Layout
 from rolebook.rules.grouping import candidates
-from rolebook.rules.recurrence import recurrence_hook
-from rolebook.rules.similarity import keyword_same_mistake
+from rolebook.rules.recurrence import Recurrence
 from typer.testing import CliRunner
 
 runner = CliRunner()
-same_mistake = recurrence_hook(keyword_same_mistake)
+# the same mistake three times: the second in other words (its writer confirms it with
+# --same-as), the third written again ("again": merged on its own)
 WORDINGS = [
-    ("2026-02-05", "floating speech bubble broke the die-cut"),
-    ("2026-03-01", "speech bubble floating off the sticker broke the die cut"),
-    ("2026-03-15", "the floating speech bubble broke the die-cut again"),
+    ("2026-02-05", "floating speech bubble broke the die-cut; keep the bubble inside the outline"),
+    ("2026-03-01", "speech bubble floating off the sticker broke the die cut; keep the bubble inside the outline"),
+    ("2026-03-15", "the floating speech bubble broke the die-cut again; keep the bubble inside the outline"),
 ]
+FIRST = entry_id("designer", "mistakes", *WORDINGS[0])
 
 
 def rb(root: Path, *args: str, input: str | None = None) -> tuple[int, str, str]:
@@ -45,21 +47,23 @@ def notebook(root: Path, role: str = "designer") -> str:
 
 
 def three_incidents(root: Path) -> None:
-    for date, text in WORDINGS:
-        assert rb(root, "update", "designer", "-m", text, "--date", date)[0] == 0
+    (first, text), (second, other), (third, again) = WORDINGS
+    assert rb(root, "update", "designer", "-m", text, "--date", first)[0] == 0
+    assert rb(root, "update", "designer", "-m", other, "--date", second, "--same-as", FIRST)[0] == 0
+    assert rb(root, "update", "designer", "-m", again, "--date", third)[0] == 0
 
 
 def test_a_mistake_pruned_in_february_recurs_in_march(tmp_path: Path) -> None:
     layout = Layout.default(tmp_path)
-    update(layout, "designer", [new_entry("mistakes", WORDINGS[0][1], "2026-02-05")], Limits(), Writer(), same_mistake)
+    first = new_entry("mistakes", WORDINGS[0][1], "2026-02-05")
+    update(layout, "designer", [first], Limits(), Writer(), Recurrence())
     fillers = [new_entry("mistakes", f"unrelated slip number {i}", "2026-02-20") for i in range(20)]
-    update(layout, "designer", fillers, Limits(), Writer(), same_mistake)
+    update(layout, "designer", fillers, Limits(), Writer(), Recurrence())
     assert WORDINGS[0][1] not in notebook(tmp_path)  # pruned to the archive
-    result = update(
-        layout, "designer", [new_entry("mistakes", WORDINGS[1][1], "2026-03-01")], Limits(), Writer(), same_mistake
-    )
+    again = new_entry("mistakes", WORDINGS[2][1], "2026-03-01")
+    result = update(layout, "designer", [again], Limits(), Writer(), Recurrence())
     assert [e.count for e in result.added] == [2]
-    assert f"- [2026-03-01] {WORDINGS[1][1]} (x2)\n" in notebook(tmp_path)
+    assert f"- [2026-03-01] {WORDINGS[2][1]} (x2)\n" in notebook(tmp_path)
     added = records(tmp_path)[-2]
     assert added.op == "added" and added.extra["group"] == records(tmp_path)[0].id
 
@@ -68,8 +72,9 @@ def test_the_older_active_occurrence_leaves_as_recurred(tmp_path: Path) -> None:
     three_incidents(tmp_path)
     mistakes = [e for e in parse(notebook(tmp_path)).entries("mistakes")]
     assert [(e.date, e.count) for e in mistakes] == [("2026-03-15", 3)]
-    assert [r.op for r in records(tmp_path)] == ["added", "added", "recurred", "added", "recurred"]
-    assert len({r.extra.get("group") for r in records(tmp_path)}) == 1
+    ops = [r.op for r in records(tmp_path)]
+    assert ops == ["added", "added", "linked", "recurred", "added", "recurred"]
+    assert {r.extra.get("group") for r in records(tmp_path) if r.section == "mistakes"} == {FIRST}
 
 
 def test_distinct_mistakes_are_not_counted_together(tmp_path: Path) -> None:
@@ -85,8 +90,7 @@ def test_promote_json_lists_a_group_with_three_dates_and_its_id_is_stable(tmp_pa
     (c,) = data["candidates"]
     assert (code, c["role"], c["count"], c["dates"]) == (0, "designer", 3, [d for d, _ in WORDINGS])
     assert c["rule"] == (
-        "- The floating speech bubble broke the die-cut again. "
-        "_(designer; incidents 2026-02-05, 2026-03-01, 2026-03-15)_"
+        "- Keep the bubble inside the outline. _(designer; incidents 2026-02-05, 2026-03-01, 2026-03-15)_"
     )
     rb(tmp_path, "update", "qa", "-m", "something else entirely")
     assert json.loads(rb(tmp_path, "promote", "--json")[1])["candidates"][0]["id"] == c["id"]
@@ -125,7 +129,7 @@ def test_apply_writes_the_rule_and_moves_the_active_entries_out(tmp_path: Path) 
 def test_a_recurrence_after_promotion_is_a_violation_at_update_and_read(tmp_path: Path) -> None:
     three_incidents(tmp_path)
     rb(tmp_path, "promote", "--yes")
-    code, out, _ = rb(tmp_path, "update", "designer", "-m", "speech bubble floating again broke the die-cut")
+    code, out, _ = rb(tmp_path, "update", "designer", "-m", WORDINGS[0][1].replace("die-cut", "die-cut again"))
     lines = out.splitlines()
     assert code == 0 and "a mistake that recurs (x4)" in lines[0]
     assert lines[1].startswith("designer: this mistake violates rule R") and " promoted 20" in lines[1]
@@ -184,17 +188,22 @@ def test_a_broken_rules_block_is_an_error_and_the_file_is_untouched(tmp_path: Pa
     assert claude.read_bytes() == before
 
 
-def test_candidates_group_hand_typed_mistakes_by_similarity(tmp_path: Path) -> None:
+def test_hand_typed_rewordings_are_one_mistake_only_once_a_writer_links_them(tmp_path: Path) -> None:
     layout = Layout.default(tmp_path)
     layout.memory.mkdir(parents=True)
-    layout.notebook_path("qa").write_text(
-        "## Mistakes\n"
-        "- [2026-03-03] tested only in Chrome, the date picker broke in Safari\n"
-        "- [2026-02-02] date picker broken in Safari; only tested in Chrome\n"
-        "- [2026-01-01] only tested in Chrome and missed the Safari date picker bug\n"
-    )
+    typed = [
+        ("2026-03-03", "tested only in Chrome, the date picker broke in Safari"),
+        ("2026-02-02", "date picker broken in Safari; only tested in Chrome"),
+        ("2026-01-01", "only tested in Chrome and missed the Safari date picker bug"),
+    ]
+    layout.notebook_path("qa").write_text("## Mistakes\n" + "".join(f"- [{d}] {t}\n" for d, t in typed))
+    assert candidates(layout, tmp_path / "CLAUDE.md", "qa") == []  # no judgement groups them at review time
+    oldest = entry_id("qa", "mistakes", *typed[2])
+    for day, text in typed[:2]:  # the writer's word, on the mistakes as they stand
+        assert rb(tmp_path, "update", "qa", "-m", text, "--date", day, "--same-as", oldest)[0] == 0
     (c,) = candidates(layout, tmp_path / "CLAUDE.md", "qa")
-    assert (c.count, len(c.dates), len(c.active)) == (3, 3, 3)
+    assert (c.count, len(c.dates), len(c.active)) == (3, 3, 1)
+    assert parse(notebook(tmp_path, "qa")).entries("mistakes")[0].count == 3
 
 
 def test_the_promotion_alert_follows_writes_without_a_full_recount(tmp_path: Path) -> None:
@@ -223,18 +232,18 @@ def test_a_scoped_writer_cannot_promote_or_demote_another_roles_rule_and_nothing
 
 
 def test_the_proposed_rule_is_the_instruction_and_the_review_lists_every_incident(tmp_path: Path) -> None:
-    for day, wording in (
+    wordings = (
         ("2026-01-05", "ran the migration on prod; use the staging DB first"),
         ("2026-02-05", "migration ran against prod again; use the staging DB first"),
         ("2026-03-05", "ran the prod migration once more; use the staging DB first"),
-    ):
-        assert (
-            runner.invoke(app, ["--root", str(tmp_path), "update", "coder", "-m", wording, "--date", day]).exit_code
-            == 0
-        )
+    )
+    first = entry_id("coder", "mistakes", *wordings[0])
+    for n, (day, wording) in enumerate(wordings):
+        link = ["--same-as", first] if n else []
+        assert rb(tmp_path, "update", "coder", "-m", wording, "--date", day, *link)[0] == 0
     listed = runner.invoke(app, ["--root", str(tmp_path), "promote", "--no-interactive"]).stdout
     assert "-> - Use the staging DB first. _(coder; incidents 2026-01-05, 2026-02-05, 2026-03-05)_" in listed
-    for day, wording in (("2026-01-05", "ran the migration on prod"), ("2026-03-05", "ran the prod migration once")):
+    for day, wording in wordings:
         assert f"    [{day}] {wording}" in listed
     data = json.loads(runner.invoke(app, ["--root", str(tmp_path), "promote", "--json"]).stdout)
     (candidate,) = data["candidates"]
@@ -244,6 +253,33 @@ def test_the_proposed_rule_is_the_instruction_and_the_review_lists_every_inciden
         "role": "coder",
         "text": "ran the migration on prod; use the staging DB first",
     }
+
+
+def test_promote_yes_skips_a_group_whose_incidents_say_no_instruction_and_says_why(tmp_path: Path) -> None:
+    for date in ("2026-01-10", "2026-02-10", "2026-03-10"):
+        rb(tmp_path, "update", "designer", "-m", "The floating speech bubble broke the die-cut again.", "--date", date)
+    listed = rb(tmp_path, "promote", "--no-interactive")[1]
+    assert "(no rule proposed: no incident says what to do instead" in listed
+    (c,) = json.loads(rb(tmp_path, "promote", "--json")[1])["candidates"]
+    assert c["rule"] is None and c["needs_text"].startswith("no incident says what to do instead")
+    code, out, _ = rb(tmp_path, "promote", "--yes")
+    assert code == 0 and out.startswith(f"{c['id']} designer: not promoted, no incident says what to do instead")
+    assert f'`rolebook promote --apply {c["id"]} --text "RULE"`' in out
+    assert not (tmp_path / "CLAUDE.md").exists()
+    skipped = json.loads(rb(tmp_path, "promote", "--yes", "--json")[1])
+    assert skipped["promoted"] == [] and [s["id"] for s in skipped["skipped"]] == [c["id"]]
+    code, _, err = rb(tmp_path, "promote", "--apply", c["id"])
+    assert code == 2 and "give the rule's text" in err
+    code, out, _ = rb(tmp_path, "promote", "--apply", c["id"], "--text", "keep speech bubbles inside the outline")
+    assert code == 0 and "Keep speech bubbles inside the outline." in (tmp_path / "CLAUDE.md").read_text()
+
+
+def test_the_interactive_review_asks_for_the_rule_when_no_incident_has_one(tmp_path: Path) -> None:
+    for date in ("2026-01-10", "2026-02-10", "2026-03-10"):
+        rb(tmp_path, "update", "designer", "-m", "The floating speech bubble broke the die-cut again.", "--date", date)
+    code, out, _ = rb(tmp_path, "promote", "--interactive", input="p\nmerge the bubble into the outline\n")
+    assert code == 0 and "rule text" in out
+    assert "- Merge the bubble into the outline. _(designer;" in (tmp_path / "CLAUDE.md").read_text()
 
 
 def rolebook(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
@@ -271,7 +307,7 @@ def test_split_dissolves_a_group_for_good_even_after_the_index_is_rebuilt(tmp_pa
     assert candidate_ids(tmp_path) == []
     assert "review" not in rolebook(tmp_path, "search", "incidents not one mistake", "--status", "all").stdout
     # a new incident joins one of them, never all three together again
-    rb(tmp_path, "update", "designer", "-m", "floating speech bubble broke the die-cut", "--date", "2026-04-01")
+    rb(tmp_path, "update", "designer", "-m", WORDINGS[0][1], "--date", "2026-04-01")
     assert candidate_ids(tmp_path) == []
 
 
@@ -289,7 +325,7 @@ def test_skip_waits_for_a_new_incident_and_then_the_group_is_proposed_again(tmp_
         "update",
         "designer",
         "-m",
-        "the floating speech bubble broke the die-cut once more",
+        "floating speech bubble broke the die-cut once more; keep the bubble inside the outline",
         "--date",
         "2026-04-02",
     )
@@ -321,7 +357,8 @@ def test_the_interactive_review_records_split_and_skip(tmp_path: Path) -> None:
         rb(tmp_path, "update", "coder", "-m", "ran the migration against production instead of staging", "--date", date)
     code, out, _ = rb(tmp_path, "promote", "--interactive", input="x\ns\n")
     assert code == 0 and "nothing promoted" in out
-    assert sorted(r.op for role in ("coder", "designer") for r in records(tmp_path, role) if r.section == "review") == [
+    decided = [r.op for role in ("coder", "designer") for r in records(tmp_path, role) if r.op != "linked"]
+    assert sorted(op for op in decided if op in ("split", "skipped")) == [
         "skipped",
         "split",
     ]

@@ -218,18 +218,20 @@ def test_semantic_same_mistake_over_every_pair_of_the_pair_texts(corpus: Any) ->
 
 
 def test_recurrence_by_meaning_when_the_mode_asks_for_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    first, again = "docker image too large", "the Docker image grew far too big"  # cosine 0.88
-    assert not similarity.keyword_same_mistake(first, again)
-    # by default the session-end write stays on keywords (no model load): not a recurrence
+    """Meaning proposes (never merges) an earlier mistake that shares no word with the new one."""
+    first, again = "Container ran as root", "Dockerfile has no USER line, the process runs with uid 0"  # cosine 0.50
+    # by default the session-end write stays on keywords (no model load): nothing in common
     rb(tmp_path / "a", "update", "ops", "-m", first, "--date", "2026-01-10")
-    code, out, err = rb(tmp_path / "a", "update", "ops", "-m", again, "--date", "2026-01-12")
-    assert code == 0 and "recurs" not in out and "loading the semantic model" not in err
-    # with search.mode hybrid (here the environment) it is judged by meaning
+    code, out, err = rb(tmp_path / "a", "update", "ops", "-m", again, "--date", "2026-01-12", "--json")
+    assert code == 0 and json.loads(out)["added"][0]["possible_recurrences"] == []
+    assert "loading the semantic model" not in err
+    # with search.mode hybrid (here the environment) meaning finds it: proposed, not merged
     monkeypatch.setenv("ROLEBOOK_SEARCH_MODE", "hybrid")
     rb(tmp_path / "b", "update", "ops", "-m", first, "--date", "2026-01-10")
-    code, out, err = rb(tmp_path / "b", "update", "ops", "-m", again, "--date", "2026-01-12")
+    code, out, err = rb(tmp_path / "b", "update", "ops", "-m", again, "--date", "2026-01-12", "--json")
     assert code == 0, err
-    assert "a mistake that recurs (x2)" in out
+    (added,) = json.loads(out)["added"]
+    assert added["count"] == 1 and [p["text"] for p in added["possible_recurrences"]] == [first]
 
 
 def test_store_refuses_an_item_that_says_the_same(tmp_path: Path) -> None:
