@@ -43,6 +43,7 @@ class RoleStats:
     violations: int = 0
     mistakes_per_week: dict[str, int] = field(default_factory=dict)
     recurrences_per_week: dict[str, int] = field(default_factory=dict)
+    violations_by_rule: dict[str, int] = field(default_factory=dict)  # rule id -> mistakes that broke it since
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -131,7 +132,9 @@ def role_stats(
         rest = iter(later)
         for text, r, _ in broken:
             mid = next(m for m, said in rest if said == text)
-            out.violations += int(r.id in promoted_at and written_at[mid][0] > promoted_at[r.id])
+            if r.id in promoted_at and written_at[mid][0] > promoted_at[r.id]:
+                out.violations += 1
+                out.violations_by_rule[r.id] = out.violations_by_rule.get(r.id, 0) + 1
     return out
 
 
