@@ -19,7 +19,6 @@ OP_COLORS = {"pruned": "#9aa0a6", "recurred": "#e15759", "promoted": "#59a14f", 
 SECTION_NAMES = {"mistakes": "Mistakes", "learnings": "Learnings", "feedback": "Feedback", "session_log": "Session Log"}
 STATUS = {
     "due": ("due", "promote lists it"),
-    "skipped": ("skipped", "the review said not now; back at its next incident"),
     "below": ("watch", "fewer dates than promotion asks"),
 }
 
@@ -48,11 +47,11 @@ td.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
 .cell{display:flex;align-items:center;gap:6px;white-space:nowrap}
 .cell small{color:var(--dim);font-variant-numeric:tabular-nums}
 .chart{max-width:100%;height:auto}.chart .grid{stroke:#eceff1}.chart .tick{font-size:10px;fill:#80868b}
-.timeline .axis{stroke:#dadce0}.timeline circle{fill:#e15759}
+.timeline .axis{stroke:#dadce0}.timeline .dots{stroke:#e15759;stroke-width:6.4;stroke-linecap:round}
 .legend{margin:2px 0 0;color:var(--dim);font-size:12px}.legend span{margin-right:14px;white-space:nowrap}
 .legend i{display:inline-block;width:10px;height:10px;border-radius:2px;margin-right:4px;vertical-align:-1px}
 .badge{display:inline-block;border-radius:10px;padding:0 8px;font-size:11px;font-weight:600}
-.badge.due{background:#fce8e6;color:#c5221f}.badge.skipped{background:#f1f3f4;color:#5f6368}
+.badge.due{background:#fce8e6;color:#c5221f}
 .badge.below{background:#fef7e0;color:#b06000}
 .rule{color:#188038}.muted{color:var(--dim)}.bad{color:#d93025;font-weight:600}
 details{margin-top:2px}summary{cursor:pointer;color:var(--dim);font-size:12px}
@@ -137,7 +136,7 @@ def role_section(report: Report, r: RoleReport) -> str:
             "<h3>Mistakes that keep coming back</h3>",
             group_table(r.groups, r.more_groups, report, details=True),
             "<h3>Rules</h3>",
-            rule_table(r.rules, 0, False, report),
+            rule_table(r.rules, r.more_rules, False, report),
             "<h3>What left the notebook, and why</h3>",
             left_chart(r.left, report, chart_months(report.left(), report.today)),
             "</section>",
@@ -208,10 +207,10 @@ def week_chart(weeks: list[str], total: dict[str, int], again: dict[str, int]) -
         n, a = total.get(w, 0), min(again.get(w, 0), total.get(w, 0))
         label = w[-3:] if (len(weeks) - 1 - i) % every == 0 else ""
         columns.append(Column(w, (n - a, a), label))
-    names, colors = ["new mistakes", "recurrences of an earlier one"], [NEW, AGAIN]
+    colors = [NEW, AGAIN]
     note = f" {earlier} mistakes before {weeks[0]} are not drawn." if earlier else ""
-    chart = bars(columns, names, colors, "mistakes per week")
-    return chart + legend(names, colors, f"ISO weeks, up to this one.{note}")
+    chart = bars(columns, ["new", "again"], colors, "mistakes per week")
+    return chart + legend(["new mistakes", "recurrences of an earlier one"], colors, f"ISO weeks, to this one.{note}")
 
 
 def left_chart(left: dict[str, dict[str, int]], report: Report, months: list[str] | None = None) -> str:
@@ -227,7 +226,7 @@ def left_chart(left: dict[str, dict[str, int]], report: Report, months: list[str
     names = [_why(op) for op in LEFT]
     colors = [OP_COLORS[op] for op in LEFT]
     note = f" {earlier} records before {months[0]} are not drawn." if earlier else ""
-    chart = bars(columns, names, colors, "entries leaving the notebooks per month", height=150)
+    chart = bars(columns, LEFT, colors, "entries leaving the notebooks per month", height=150)
     return chart + legend(names, colors, f"By the month they left.{note}")
 
 
@@ -310,10 +309,7 @@ def incidents(dates: Sequence[str], report: Report) -> str:
         return ""
     first = report.first_day()
     span = f"{len(dates)}: {dates[0]} … {dates[-1]}" if len(dates) > 1 else dates[0]
-    return (
-        f'<div class="cell" title="{esc(", ".join(dates))}">{timeline(dates, first, report.today.isoformat())}'
-        f"<small>{esc(span)}</small></div>"
-    )
+    return f'<div class="cell">{timeline(dates, first, report.today.isoformat())}<small>{esc(span)}</small></div>'
 
 
 def shared_table(shared: Sequence[SharedRoot]) -> str:

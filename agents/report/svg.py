@@ -41,7 +41,8 @@ def bars(
     width: int = 1080,
     height: int = 170,
 ) -> str:
-    """Stacked bars, one a column, the first value at the bottom, each with a tooltip."""
+    """Stacked bars, one a column, the first value at the bottom, each with a tooltip that
+    names its values (`names`: short words). An empty column draws nothing."""
     left, bottom, top_pad = 34, 20, 8
     top = nice_top(max((sum(c.values) for c in columns), default=0))
     plot_w, plot_h = width - left - 4, height - bottom - top_pad
@@ -51,29 +52,34 @@ def bars(
         f'<svg class="chart" viewBox="0 0 {width} {height}" width="{width}" height="{height}" role="img" '
         f'aria-label="{esc(title)}">'
     ]
-    for tick in (0, top // 2 if top % 2 == 0 else None, top):
-        if tick is None:
-            continue
-        y = top_pad + plot_h - plot_h * tick / top
-        out.append(f'<line x1="{left}" x2="{width - 4}" y1="{y:.1f}" y2="{y:.1f}" class="grid"/>')
-        out.append(f'<text x="{left - 5}" y="{y + 3.5:.1f}" class="tick" text-anchor="end">{tick}</text>')
+    for tick in sorted({0, top // 2 if top % 2 == 0 else 0, top}):
+        level = top_pad + plot_h - plot_h * tick / top
+        out.append(f'<line x1="{left}" x2="{width - 4}" y1="{_num(level)}" y2="{_num(level)}" class="grid"/>')
+        out.append(f'<text x="{left - 5}" y="{_num(level + 3.5)}" class="tick" text-anchor="end">{tick}</text>')
     for i, col in enumerate(columns):
-        x = left + i * step + (step - bar_w) / 2
-        y = top_pad + plot_h
-        parts = ", ".join(f"{n} {name}" for n, name in zip(col.values, names, strict=True) if n)
-        tip = f"{col.key}: {parts or 'none'}"
+        if col.label:
+            cx = _num(left + i * step + step / 2)
+            out.append(f'<text x="{cx}" y="{height - 5}" class="tick" text-anchor="middle">{esc(col.label)}</text>')
+        if not any(col.values):
+            continue
+        x = _num(left + i * step + (step - bar_w) / 2)
+        y = float(top_pad + plot_h)
+        tip = f"{col.key}: " + ", ".join(f"{n} {name}" for n, name in zip(col.values, names, strict=True) if n)
         out.append(f'<g data-x="{esc(col.key)}" data-v="{",".join(map(str, col.values))}"><title>{esc(tip)}</title>')
         for n, color in zip(col.values, colors, strict=True):
             if n:
                 h = plot_h * n / top
                 y -= h
-                out.append(f'<rect x="{x:.1f}" y="{y:.1f}" width="{bar_w:.1f}" height="{h:.1f}" fill="{color}"/>')
+                out.append(f'<rect x="{x}" y="{_num(y)}" width="{_num(bar_w)}" height="{_num(h)}" fill="{color}"/>')
         out.append("</g>")
-        if col.label:
-            cx = left + i * step + step / 2
-            out.append(f'<text x="{cx:.1f}" y="{height - 5}" class="tick" text-anchor="middle">{esc(col.label)}</text>')
     out.append("</svg>")
     return "".join(out)
+
+
+def _num(value: float) -> str:
+    """A coordinate, to a tenth of a pixel, without a trailing .0."""
+    text = f"{value:.1f}"
+    return text[:-2] if text.endswith(".0") else text
 
 
 def legend(names: Sequence[str], colors: Sequence[str], note: str = "") -> str:
@@ -100,17 +106,17 @@ def gauge(value: int, cap: int | None, width: int = 180) -> str:
 
 
 def timeline(dates: Sequence[str], first: str, last: str, width: int = 150) -> str:
-    """The dates of a group's incidents as dots on a line from `first` to `last`."""
+    """The dates of a group's incidents as dots on a line from `first` to `last` (one path:
+    a dot is a zero-length stroke with round ends), every date in its tooltip."""
     height = 14
     start, end = _day(first), _day(last)
     span = max((end - start).days, 1)
-    dots = []
-    for day in dates:
-        x = 4 + (width - 8) * min(max((_day(day) - start).days / span, 0.0), 1.0)
-        dots.append(f'<circle cx="{x:.1f}" cy="7" r="3.2"><title>{esc(day)}</title></circle>')
+    xs = dict.fromkeys(_num(4 + (width - 8) * min(max((_day(d) - start).days / span, 0.0), 1.0)) for d in dates)
+    dots = "".join(f"M{x} 7h0" for x in xs)
+    shown = list(dates) if len(dates) <= 12 else [*dates[:6], "…", *dates[-6:]]
     return (
-        f'<svg class="timeline" width="{width}" height="{height}">'
-        f'<line x1="4" x2="{width - 4}" y1="7" y2="7" class="axis"/>{"".join(dots)}</svg>'
+        f'<svg class="timeline" width="{width}" height="{height}"><title>{esc(", ".join(shown))}</title>'
+        f'<line x1="4" x2="{width - 4}" y1="7" y2="7" class="axis"/><path d="{dots}" class="dots"/></svg>'
     )
 
 

@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from rolebook.agents.cli import app
 from rolebook.agents.report import Report, render_page
-from rolebook.agents.report.figures import TOP_GROUPS, Group, RoleReport, RuleRow, SharedRoot, chart_weeks
+from rolebook.agents.report.figures import LEFT, TOP_GROUPS, Group, RoleReport, RuleRow, SharedRoot, chart_weeks
 from rolebook.agents.report.svg import nice_top
 from rolebook.agents.stats import RoleStats, week
 from typer.testing import CliRunner
@@ -171,6 +171,11 @@ def test_the_figures_on_the_page_are_stats_figures(tmp_path: Path) -> None:
               for w, n in coder["mistakes_per_week"].items()}  # fmt: skip
     project = {w: v for w, v in page.bars.items() if w in weekly}
     assert project == weekly  # qa wrote no mistake: the project's weeks are coder's
+    months = [[int(n) for n in v.split(",")] for x, v in page.bars.items() if re.fullmatch(r"\d{4}-\d\d", x)]
+    left = dict(zip(LEFT, map(sum, zip(*months, strict=True)), strict=True))
+    ops = {op: sum(s["archive"]["by_op"].get(op, 0) for s in stats) for op in LEFT}
+    ops["promoted"] -= sum(s["rules"] for s in stats)  # a rule's own record: nothing left a notebook
+    assert left == ops and left["recurred"] == 3
 
 
 def test_each_rule_shows_its_incidents_and_the_mistakes_written_since_that_broke_it(tmp_path: Path) -> None:
@@ -297,7 +302,7 @@ def synthetic(text: str) -> Report:
     stats.mistakes_per_week = {week(TODAY.isoformat()): 1}
     group = Group("g1", "coder", 2, (days_ago(3), days_ago(1)), ((days_ago(1), text),), 1, text, "below")
     rule = RuleRow("R1", "coder", text, (text, days_ago(9)), text, 0)
-    role = RoleReport(stats, {"mistakes": 20}, [group], 0, [rule], {TODAY.isoformat()[:7]: {"pruned": 1}})
+    role = RoleReport(stats, {"mistakes": 20}, [group], 0, [rule], left={TODAY.isoformat()[:7]: {"pruned": 1}})
     shared = SharedRoot(text, text, True, 1, 1, 1, ((days_ago(1), "coder", text, text),))
     return Report(text, TODAY, text, 3, [role, RoleReport(RoleStats("qa"))], [shared])
 

@@ -6,7 +6,11 @@ rolebook writes them (mistakes that recur carry their group, recurrences name wh
 recur, leaving entries are journalled as pruned, recurred, obsolete), plus rules promoted
 through the session API and mistakes that break them afterwards. Timed: the whole
 `rolebook report -o FILE` process, once on a cold index (built first) and then warm
-(median of --runs), against `python -c pass` in the same run.
+(median of --runs), against `python -c pass` in the same run; and, for scale, one warm
+`rolebook stats --json` and `rolebook promote --json`, which group the mistakes as the
+report does. `--keep DIR` builds the roots under DIR once and reuses them (the 100k
+root takes a minute or two to build). ROLEBOOK_SEARCH_MODE=keyword measures the keyword
+judgement; without it, an installed semantic extra judges by meaning.
 
 `python tests/bench/bench_report.py --demo DIR` builds the demo root the README's
 screenshot shows (docs/report.png): a few hundred entries over months, written through
@@ -18,6 +22,7 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import json
+import os
 import random
 import shutil
 import statistics
@@ -294,6 +299,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--sizes", default="1000,10000,100000")
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--keep", type=Path, help="build the roots under this folder, or reuse those built there")
     parser.add_argument("--demo", type=Path, help="build the demo root here and exit")
     args = parser.parse_args()
     today = dt.date.today()
@@ -301,24 +307,37 @@ def main() -> None:
         print(make_demo(args.demo, today, random.Random(7)))
         return
     exe = str(Path(sys.executable).parent / "rolebook")
-    print(f"{'records':>8} {'cold s':>7} {'warm s':>7} {'pass ms':>8} {'page KB':>8} {'roles':>5}")
+    print(f"mode {os.environ.get('ROLEBOOK_SEARCH_MODE', '(default)')}, {args.runs} warm runs, medians")
+    print(
+        f"{'records':>8} {'mistakes':>8} {'cold s':>7} {'warm s':>7} {'pass ms':>8} {'page KB':>8} "
+        f"{'stats s':>8} {'promote s':>9}"
+    )
     for size in (int(s) for s in args.sizes.split(",")):
         with tempfile.TemporaryDirectory() as tmp:
-            root = Path(tmp)
-            make_archive(root, size, random.Random(1), today)
-            promote_and_break(root, today)
+            root = (args.keep / str(size)) if args.keep else Path(tmp)
+            if not (root / "agents").exists():
+                root.mkdir(parents=True, exist_ok=True)
+                make_archive(root, size, random.Random(1), today)
+                promote_and_break(root, today)
             shutil.rmtree(Layout.default(root).derived, ignore_errors=True)
-            out = root / "report.html"
-            cmd = [exe, "--root", tmp, "report", "-o", str(out)]
-            cold = timed(cmd)
+            out = Path(tmp) / "report.html"
+            rb = [exe, "--root", str(root)]
+            cold = timed([*rb, "report", "-o", str(out)])
             base, warm = [], []
             for _ in range(args.runs):
                 base.append(timed([sys.executable, "-c", "pass"]))
-                warm.append(timed(cmd))
-            kb = out.stat().st_size / 1024
+                warm.append(timed([*rb, "report", "-o", str(out)]))
+            stats = timed([*rb, "stats", "--json"])
+            promote = timed([*rb, "promote", "--json"])
+            mistakes = sum(
+                '"op":"added"' in line and '"section":"mistakes"' in line
+                for role in ROLES
+                for line in Layout.default(root).archive_path(role).read_text(encoding="utf-8").splitlines()
+            )
             print(
-                f"{size:>8} {cold:>7.2f} {statistics.median(warm):>7.2f} "
-                f"{statistics.median(base) * 1000:>8.1f} {kb:>8.1f} {len(ROLES):>5}"
+                f"{size:>8} {mistakes:>8} {cold:>7.2f} {statistics.median(warm):>7.2f} "
+                f"{statistics.median(base) * 1000:>8.1f} {out.stat().st_size / 1024:>8.1f} "
+                f"{stats:>8.2f} {promote:>9.2f}"
             )
 
 
