@@ -43,6 +43,7 @@ class RoleStats:
     violations: int = 0
     mistakes_per_week: dict[str, int] = field(default_factory=dict)
     recurrences_per_week: dict[str, int] = field(default_factory=dict)
+    violations_by_rule: dict[str, int] = field(default_factory=dict)  # rule id -> mistakes that broke it since
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -125,9 +126,15 @@ def role_stats(
         # a violation: a mistake written after the rule it breaks was promoted
         first = min(promoted_at.values())
         later = [(mid, text) for mid, (n, text) in written_at.items() if n > first]
-        position = {text: n for n, text in written_at.values()}
         broken = find_violations(layout, rules_path, role, later, same)
-        out.violations = sum(1 for text, r, _ in broken if r.id in promoted_at and position[text] > promoted_at[r.id])
+        # the breaking mistakes come back in the order given: walk both to know when each was
+        # written (by id: the same words written before and after a promotion are two mistakes)
+        rest = iter(later)
+        for text, r, _ in broken:
+            mid = next(m for m, said in rest if said == text)
+            if r.id in promoted_at and written_at[mid][0] > promoted_at[r.id]:
+                out.violations += 1
+                out.violations_by_rule[r.id] = out.violations_by_rule.get(r.id, 0) + 1
     return out
 
 

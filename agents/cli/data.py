@@ -1,4 +1,4 @@
-"""Commands that move memory in and out and sum it up: import, export, stats."""
+"""Commands that move memory in and out and sum it up: import, export, stats, report."""
 
 from __future__ import annotations
 
@@ -165,6 +165,46 @@ def stats_cmd(
     from rich.console import Console
 
     Console(highlight=False).print(render(found, health, dt.date.today()))
+
+
+@app.command("report")
+@_errors
+def report_cmd(
+    ctx: typer.Context,
+    output: Annotated[
+        str, typer.Option("--output", "-o", help="The HTML file to write, or - for stdout.")
+    ] = "rolebook-report.html",
+    role: Annotated[list[str] | None, typer.Option("--role", help="Only these roles (repeatable).")] = None,
+) -> None:
+    """Write one self-contained HTML page that shows the memory at a glance, per role and
+    for the whole project: how full each notebook is (lines and entries per section
+    against their caps), mistakes per week with recurrences marked, the mistakes that
+    keep coming back (what `promote` lists, and groups on 2 dates to watch) with their
+    dates and incidents, rules and the mistakes that broke them since, what left the
+    notebooks for the archive and why, month by month, and the shared roots.
+
+    Charts are inline SVG; the page needs no network and runs no script. Prints the path written.
+
+    \b
+    Example:  rolebook report                    (writes rolebook-report.html here)
+              rolebook report --role coder -o coder.html
+    """
+    from rolebook.notebook.store import atomic_write, index_state
+
+    from ..report import build
+
+    g = _globals(ctx)
+    config = g.config()
+    layout = config.layout
+    roles = sorted({check_role(r) for r in role}) if role else layout.roles()
+    page = build(g.session(config), roles, index_state(layout, layout.roles()))
+    if output == "-":
+        sys.stdout.write(page)
+        return
+    path = Path(output)
+    _not_our_file(path, config)
+    atomic_write(path, page.encode("utf-8"))
+    print(path)
 
 
 def _not_our_file(output: Path, config: Any) -> None:

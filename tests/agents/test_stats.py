@@ -96,3 +96,18 @@ def test_the_chart_draws_this_weeks_mistakes_and_recurrences(tmp_path: Path) -> 
     (row,) = [line for line in out.splitlines() if line.startswith(week(today))]
     assert row.rstrip().endswith("3 (1 again)")
     assert row.count("█") == 20 and row.count("▒") == 10  # 30 cells for the busiest week, a third recurrences
+
+
+def test_mistakes_written_before_their_rule_was_promoted_are_no_violations_of_it(tmp_path: Path) -> None:
+    # rule 1 is promoted; a second mistake then recurs on 3 dates, becomes rule 2, and comes back once
+    for day in ("2026-03-02", "2026-03-09", "2026-03-10"):
+        rb(tmp_path, "update", "coder", "-m", NPM, "--date", day)
+    assert rb(tmp_path, "promote", "--yes", "--no-interactive")[0] == 0
+    friday = "deployed on a Friday evening; deploy before Thursday noon"
+    for day in ("2026-04-03", "2026-04-10", "2026-04-17"):
+        rb(tmp_path, "update", "coder", "-m", friday, "--date", day)
+    assert rb(tmp_path, "promote", "--yes", "--no-interactive")[0] == 0
+    rb(tmp_path, "update", "coder", "-m", friday, "--date", "2026-04-24")
+    code, out, err = rb(tmp_path, "stats", "coder", "--json")
+    assert code == 0, err
+    assert json.loads(out)["roles"][0]["violations"] == 1
