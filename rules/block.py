@@ -23,7 +23,7 @@ from typing import Any
 from rolebook.notebook import InputError, NoMatch
 from rolebook.notebook.markdown import code_lines, split_lines
 from rolebook.notebook.model import normalize
-from rolebook.notebook.store import Layout, atomic_write, role_lock
+from rolebook.notebook.store import Layout, atomic_write, check_text, role_lock
 
 START = "<!-- rolebook:rules:start -->"
 END = "<!-- rolebook:rules:end -->"
@@ -52,7 +52,14 @@ class Rule:
 
 
 def rule_text(text: str) -> str:
-    """A rule's wording: one line, ending with a full stop."""
+    """A rule's wording: one line, ending with a full stop, checked as an entry is (a
+    secret in it redacted, invisible characters taken out): it goes into a committed file.
+
+    Raises:
+        EntryError: a control character in it, or longer than an entry may be.
+    """
+    if text.strip():
+        text = check_text(text)
     text = " ".join(text.split()).strip()
     if text and text[-1] not in ".!?":
         text += "."
