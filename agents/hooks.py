@@ -16,6 +16,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from rolebook.notebook.display import shown
+
 RECALL_BUDGET = 300  # tokens
 
 
@@ -253,9 +255,9 @@ def run(name: str, args: dict[str, Any]) -> int:
         sys.stdout.write(out)
         sys.stdout.flush()
     except NoProject as exc:
-        sys.stderr.write(f"rolebook {name}: {exc}\n")
+        sys.stderr.write(f"rolebook {name}: {shown(str(exc))}\n")
     except BaseException as exc:  # a hook must never fail the agent
         if isinstance(exc, KeyboardInterrupt):
             raise
-        sys.stderr.write(f"rolebook {name}: {exc}\n")
+        sys.stderr.write(f"rolebook {name}: {shown(str(exc))}\n")
     return 0

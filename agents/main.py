@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 from rolebook.notebook import RolebookError
+from rolebook.notebook.display import shown
 
 
 def _globals(args: list[str], command: str) -> tuple[dict[str, str], list[str]] | None:
@@ -84,7 +85,7 @@ def _fast_read(args: list[str]) -> int | None:
     try:
         return run_read(Path(root) if root else None, role, bool(flags))
     except RolebookError as exc:
-        sys.stderr.write(f"rolebook: {exc}\n")
+        sys.stderr.write(f"rolebook: {shown(str(exc))}\n")
         return exc.exit_code
 
 
@@ -139,7 +140,7 @@ def _fast_update(args: list[str]) -> int | None:
         writer = Writer(check_role(by) if by else None, session)
         return run_update(Path(root) if root else None, writer, role, texts, date, as_json)
     except RolebookError as exc:
-        sys.stderr.write(f"rolebook: {exc}\n")
+        sys.stderr.write(f"rolebook: {shown(str(exc))}\n")
         return exc.exit_code
 
 
@@ -161,7 +162,7 @@ def _fast_mcp(args: list[str]) -> int | None:
     try:
         return serve(Path(root) if root else None, check_role(scope) if scope else None, session)
     except RolebookError as exc:
-        sys.stderr.write(f"rolebook: {exc}\n")
+        sys.stderr.write(f"rolebook: {shown(str(exc))}\n")
         return exc.exit_code
 
 

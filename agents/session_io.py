@@ -9,11 +9,12 @@ interpreter start-ups); the typer commands in cli/notebooks.py call the same fun
 from __future__ import annotations
 
 import datetime as dt
-import json
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+from rolebook.notebook.display import shown, shown_json
 
 if TYPE_CHECKING:
     from rolebook.notebook import Entry
@@ -29,7 +30,7 @@ def run_read(root: Path | None, role: str, as_json: bool) -> int:
 
     started = open_session(load_config(root.absolute() if root else find_root())).start(role)
     if as_json:
-        sys.stdout.write(json.dumps(started.to_dict(), ensure_ascii=False, indent=2) + "\n")
+        sys.stdout.write(shown_json(started.to_dict()) + "\n")
     else:
         write_started(started)
     return 0
@@ -72,12 +73,12 @@ def run_update(
     recorded = session.end(role, entries, [*(t for ts in texts.values() for t in ts), snippet[1]])
     result = recorded.result
     for warning in (*result.warnings, *recorded.warnings):
-        sys.stderr.write(f"rolebook: warning: {warning}\n")
+        sys.stderr.write(f"rolebook: warning: {shown(warning)}\n")
     if recorded.redacted:
         sys.stderr.write(f"rolebook: redacted before writing: {', '.join(recorded.redacted)}\n")
     if as_json:
-        sys.stdout.write(json.dumps(recorded.to_dict(), ensure_ascii=False, indent=2) + "\n")
+        sys.stdout.write(shown_json(recorded.to_dict()) + "\n")
     else:
-        sys.stdout.write("\n".join(recorded.lines()) + "\n")
+        sys.stdout.write("\n".join(map(shown, recorded.lines())) + "\n")
     sys.stdout.flush()
     return 0 if result.added or result.changed else 1

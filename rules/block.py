@@ -21,9 +21,10 @@ from pathlib import Path
 from typing import Any
 
 from rolebook.notebook import InputError, NoMatch
+from rolebook.notebook.display import shown
 from rolebook.notebook.markdown import code_lines, split_lines
 from rolebook.notebook.model import normalize
-from rolebook.notebook.store import Layout, atomic_write, check_text, role_lock
+from rolebook.notebook.store import Layout, atomic_write, redact_value, role_lock
 
 START = "<!-- rolebook:rules:start -->"
 END = "<!-- rolebook:rules:end -->"
@@ -52,15 +53,11 @@ class Rule:
 
 
 def rule_text(text: str) -> str:
-    """A rule's wording: one line, ending with a full stop, checked as an entry is (a
-    secret in it redacted, invisible characters taken out): it goes into a committed file.
-
-    Raises:
-        EntryError: a control character in it, or longer than an entry may be.
-    """
-    if text.strip():
-        text = check_text(text)
-    text = " ".join(text.split()).strip()
+    """A rule's wording: one line, ending with a full stop; a secret in it redacted and
+    what a terminal or a reader would act on written as an escape (`display.shown`): it
+    goes into a committed file that every agent reads, from a writer's `--text` or from
+    mistakes that may have been written by hand."""
+    text = shown(" ".join(redact_value(text)[0].split()).strip())
     if text and text[-1] not in ".!?":
         text += "."
     return text[:1].upper() + text[1:]

@@ -6,7 +6,6 @@ match" and "duplicate, nothing written"), and output helpers. Commands register 
 from __future__ import annotations
 
 import functools
-import json
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -15,6 +14,7 @@ from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
 from rolebook.notebook import InputError, RolebookError
+from rolebook.notebook.display import shown, shown_json
 from rolebook.notebook.store import Writer, WriteResult, check_role
 
 from ..config import Config, find_root, load_config
@@ -67,7 +67,7 @@ def _errors(fn: F) -> F:
         try:
             return fn(*args, **kwargs)
         except RolebookError as exc:
-            sys.stderr.write(f"rolebook: {exc}\n")
+            sys.stderr.write(f"rolebook: {shown(str(exc))}\n")
             raise typer.Exit(exc.exit_code) from None
 
     return wrapper  # type: ignore[return-value]
@@ -80,7 +80,7 @@ def _say_redacted(kinds: Sequence[str]) -> None:
 
 
 def _print_json(data: Any) -> None:
-    sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
+    sys.stdout.write(shown_json(data) + "\n")
 
 
 JsonOpt = Annotated[bool, typer.Option("--json", help="One JSON document on stdout, for scripts and agents.")]
@@ -126,9 +126,9 @@ def _read_input(source: str) -> str:
 def _warn(*results: WriteResult) -> None:
     for result in results:
         for warning in result.warnings:
-            sys.stderr.write(f"rolebook: warning: {warning}\n")
+            sys.stderr.write(f"rolebook: warning: {shown(warning)}\n")
 
 
 def _search_warnings(warnings: tuple[str, ...]) -> None:
     for warning in warnings:
-        sys.stderr.write(f"rolebook: warning: {warning}\n")
+        sys.stderr.write(f"rolebook: warning: {shown(warning)}\n")
