@@ -224,7 +224,7 @@ def build(root: Path | None = None, scope: str | None = None, session: str | Non
         kinds = list(recorded.redacted)
         lines = recorded.lines() + ([f"redacted before writing: {', '.join(kinds)}"] if kinds else [])
         lines += [f"warning: {w}" for w in (*recorded.result.warnings, *recorded.warnings)]
-        return _result("\n".join(lines), recorded.to_dict())
+        return _result("\n".join(map(escaped, lines)), recorded.to_dict())
 
     @server.tool(annotations=READ_ONLY)
     @tool_errors

@@ -325,19 +325,23 @@ def _named(name: str, value: str, after: str) -> bool:
     return len(_unquoted(value)) >= 4
 
 
-@functools.cache
 def _compiled() -> tuple[tuple[str, frozenset[str], re.Pattern[str], _Check], ...]:
-    # a token starts a word, or follows an escape of JSON text pasted whole (`\nghp_...`)
-    glued = [re.sub(r"^((?:\(\?[a-z]+\))?)\\b", r"\1(?:\\b|(?<=\\\\[nrt]))", p) for _, _, p, _ in RULES]
-    return tuple(
-        (kind, frozenset(keys), re.compile(pattern), _CHECKS[check])
-        for (kind, keys, _, check), pattern in zip(RULES, glued, strict=True)
-    )
+    """Every rule, compiled (the tests look at them all; `_redact` compiles what it needs)."""
+    return tuple(_rule(i) for i in range(len(RULES)))
 
 
 @functools.cache
-def _keywords() -> tuple[str, ...]:
-    return tuple(sorted({k for _, keys, _, _ in RULES for k in keys}))
+def _rule(i: int) -> tuple[str, frozenset[str], re.Pattern[str], _Check]:
+    kind, keys, pattern, check = RULES[i]
+    # a token starts a word, or follows an escape of JSON text pasted whole (`\nghp_...`)
+    glued = re.sub(r"^((?:\(\?[a-z]+\))?)\\b", r"\1(?:\\b|(?<=\\\\[nrt]))", pattern)
+    return kind, frozenset(keys), re.compile(glued), _CHECKS[check]
+
+
+@functools.cache
+def _keywords() -> tuple[tuple[str, ...], tuple[frozenset[str], ...]]:
+    """Every keyword once, and each rule's: a rule is compiled the first time a text holds one."""
+    return tuple(sorted({k for _, keys, _, _ in RULES for k in keys})), tuple(frozenset(r[1]) for r in RULES)
 
 
 def redact(text: str) -> tuple[str, list[str]]:
@@ -350,14 +354,16 @@ def redact(text: str) -> tuple[str, list[str]]:
 def _redact(text: str) -> tuple[str, tuple[str, ...]]:
     kinds: list[str] = []
     lowered = text.lower()
-    present = {k for k in _keywords() if k in lowered}  # one look for each keyword, not one per rule
-    for kind, keywords, pattern, check in _compiled():
+    every, gates = _keywords()
+    present = {k for k in every if k in lowered}  # one look for each keyword, not one per rule
+    for i, keywords in enumerate(gates):
         if not present.isdisjoint(keywords):
+            kind, _, pattern, check = _rule(i)
             text, hits = _substitute(pattern, check, f"[REDACTED:{kind}]", text)
             if hits:
                 kinds.append(kind)
                 lowered = text.lower()
-                present = {k for k in _keywords() if k in lowered}
+                present = {k for k in every if k in lowered}
     return text, tuple(kinds)
 
 
