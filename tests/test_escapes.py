@@ -57,7 +57,13 @@ def hostile(tmp_path: Path) -> Path:
     assert rb(team, "init")[0] == 0
     (team / "agents/state/archive").mkdir(parents=True, exist_ok=True)
     (team / "agents/state/archive/coder.jsonl").write_text(
-        record("t1" + HOSTILE, date="2026" + HOSTILE, section="mistakes" + HOSTILE, text=f"deploy broke {HOSTILE}")
+        record(
+            "t1" + HOSTILE,
+            date="2026" + HOSTILE,
+            section="mistakes" + HOSTILE,
+            role=HOSTILE,
+            text=f"deploy broke {HOSTILE}",
+        )
         + record("t2", op="stored", section=HOSTILE, category=HOSTILE, text=f"deploy notes {HOSTILE}", tags=[HOSTILE])
         + record("t3", op="shared", text=f"deploy shared {HOSTILE}", origin={"repo": HOSTILE, "id": HOSTILE}),
         encoding="utf-8",
@@ -108,7 +114,7 @@ def test_json_output_reads_back_the_same_values_and_holds_no_active_character() 
     assert json.loads(out) == data and not inert(out)
 
 
-def test_update_store_and_log_refuse_what_they_cannot_show_and_say_so_inertly(tmp_path: Path) -> None:
+def test_commands_refuse_what_they_cannot_show_and_say_so_inertly(tmp_path: Path) -> None:
     for args in (
         ["update", "coder", "-l", f"deploy {HOSTILE}"],
         ["store", "coder", "notes", f"deploy {HOSTILE}"],
@@ -117,6 +123,7 @@ def test_update_store_and_log_refuse_what_they_cannot_show_and_say_so_inertly(tm
         ["log", "coder", "--type", "error", "--lesson", "deploy", "--context", HOSTILE],
         ["search", "deploy", "--role", HOSTILE],
         ["read", HOSTILE],
+        ["import", "xmem", str(tmp_path / f"gone{HOSTILE.replace('/', '').replace(chr(0), '')}")],
     ):
         code, out, err = rb(tmp_path, *args)
         assert code == 2 and not inert(out) and not inert(err), (args, err)
@@ -216,7 +223,51 @@ def test_mcp_tools_show_hostile_fields_escaped_in_text_and_structured_content(ho
     anyio.run(main)
 
 
-def test_import_reports_name_hostile_files_and_fields_escaped(tmp_path: Path) -> None:
+def test_a_rule_worded_with_escapes_reaches_the_rules_file_inert(hostile: Path) -> None:
+    (candidate,) = json.loads(rb(hostile, "promote", "--json")[1])["candidates"]
+    assert "\x1b" in candidate["phrasing"]  # the JSON keeps what the archive says
+    code, out, err = rb(hostile, "promote", "--apply", candidate["id"], "--text", f"Lock before deploy {HOSTILE}")
+    assert code == 0 and not inert(out) and not inert(err), err
+    rules = (hostile / "CLAUDE.md").read_text(encoding="utf-8")
+    assert "Lock before deploy \\u001b[2J" in rules and not inert(rules.replace("\x1b[2J with \u202ecare", ""))
+
+
+def sources(folder: Path) -> dict[str, Path]:
+    """A source of each format with a hostile field (and a hostile file name where a folder is read)."""
+    import sqlite3
+
+    folder.mkdir()
+    day = "2026-01-01T00:00:00Z"
+    made = {
+        "xmem": ("failures.jsonl", {"id": HOSTILE, "type": "tool_failure", "ts": day, "action": HOSTILE, "error": "x"}),
+        "memcache": ("j.jsonl", {"id": HOSTILE, "kind": "note", "ts": day, "summary": f"s {HOSTILE}"}),
+        "mcp-memory": ("m.jsonl", {"type": "entity", "name": HOSTILE, "entityType": "t", "observations": [HOSTILE]}),
+    }
+    out = {}
+    for fmt, (name, row) in made.items():
+        (folder / fmt).mkdir()
+        (folder / fmt / name).write_text(json.dumps(row) + "\n", encoding="utf-8")
+        out[fmt] = folder / fmt / name
+    (folder / "md").mkdir()
+    out["markdown"] = folder / "md" / "coder.md"
+    out["markdown"].write_text(f"## Learnings\n- [2026-01-01] x {HOSTILE}\n\nProse {HOSTILE}\n", encoding="utf-8")
+    (folder / "cerebro").mkdir()
+    with sqlite3.connect(folder / "cerebro" / "memory.sqlite3") as db:
+        db.execute(
+            "CREATE TABLE entries (id INTEGER PRIMARY KEY, role TEXT, category TEXT, text TEXT, created_at TEXT)"
+        )
+        db.execute(
+            "INSERT INTO entries(role, category, text, created_at) VALUES (?, ?, ?, ?)",
+            (HOSTILE, HOSTILE, HOSTILE, day),
+        )
+        db.execute(
+            "INSERT INTO entries(role, category, text, created_at) VALUES ('qa', ?, ?, ?)", (HOSTILE, HOSTILE, day)
+        )
+    out["cerebro"] = folder / "cerebro"
+    return out
+
+
+def test_every_importer_reports_hostile_files_and_fields_escaped_and_what_it_took_shows_escaped(tmp_path: Path) -> None:
     source = tmp_path / "knowledge"
     source.mkdir()
     (source / f"log{HOSTILE.replace('/', '').replace(chr(0), '')}.jsonl").write_text(
@@ -231,11 +282,11 @@ def test_import_reports_name_hostile_files_and_fields_escaped(tmp_path: Path) ->
         assert code in (0, 2) and not inert(out) and not inert(err), (extra, err)
         assert "\\u001b" in err
 
-
-def test_a_rule_worded_with_escapes_reaches_the_rules_file_inert(hostile: Path) -> None:
-    (candidate,) = json.loads(rb(hostile, "promote", "--json")[1])["candidates"]
-    assert "\x1b" in candidate["phrasing"]  # the JSON keeps what the archive says
-    code, out, err = rb(hostile, "promote", "--apply", candidate["id"], "--text", f"Lock before deploy {HOSTILE}")
-    assert code == 0 and not inert(out) and not inert(err), err
-    rules = (hostile / "CLAUDE.md").read_text(encoding="utf-8")
-    assert "Lock before deploy \\u001b[2J" in rules and not inert(rules.replace("\x1b[2J with \u202ecare", ""))
+    root = tmp_path / "root"
+    for fmt, path in sources(tmp_path / "sources").items():
+        for extra in ([], ["--skip-bad"], ["--json"]):
+            role = [] if fmt == "cerebro" else ["--role", "qa"]
+            code, out, err = rb(root, "import", fmt, str(path), *role, *extra)
+            assert code in (0, 2) and not inert(out) and not inert(err), (fmt, extra, err)
+    code, out, err = rb(root, "search", "entity note", "--limit", "50")
+    assert not inert(out) and not inert(err)

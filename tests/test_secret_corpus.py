@@ -84,13 +84,10 @@ def strings(value: Any) -> Iterator[str]:
 # -- the redaction itself
 
 
-def test_no_listed_secret_survives_redaction_and_every_benign_line_is_kept() -> None:
+def test_no_listed_secret_survives_redaction_every_benign_line_is_kept_and_twice_is_once() -> None:
     left = [(c["id"], s[:40]) for c in SECRETS for s in c["secrets"] if s in redact(c["text"])[0]]
     changed = [b["id"] for b in BENIGN if redact(b["text"])[0] != b["text"]]
     assert (left, changed) == ([], [])
-
-
-def test_redaction_is_idempotent_on_the_corpus() -> None:
     for case in SECRETS + BENIGN:
         once = redact(case["text"])[0]
         assert redact(once) == (once, []), case["id"]
@@ -232,7 +229,9 @@ def corpus_root(base: Path) -> tuple[Path, Path]:
         code, _, err = rb(root, "import", fmt, str(path), *role, "--skip-bad")
         assert code == 0, (fmt, err)
     # promote: three dated mistakes, then a rule worded with a secret (--apply --text, and --yes)
-    shapes = {c["shape"]: c["text"] for c in SECRETS if len(" ".join(redact(c["text"])[0].split())) < 400}
+    shapes: dict[str, str] = {}
+    for case in sorted(SECRETS, key=lambda c: -len(c["text"])):  # the shortest text of each shape
+        shapes[case["shape"]] = case["text"]
     mistakes = {
         "aws-session-token": "merged a branch whose migrations were never run; run them on staging first",
         "curl-user": "the webhook retried forever against a dead endpoint; cap the retries at five",
@@ -277,8 +276,8 @@ def corpus_root(base: Path) -> tuple[Path, Path]:
     for n in range(30):
         code, _, err = rb(old, "share", f"old{n:04d}x")
         assert code == 0, err
-    # searches and a recall whose queries hold secrets: nothing of them may be kept
-    for text in fit[:40]:
+    # searches and read --task whose queries hold secrets: nothing of them may be kept
+    for text in fit[:12]:
         rb(root, "search", f"x {text[:200]}")
         rb(root, "read", "coder", "--task", f"x {text[:200]}")
     return root, team

@@ -346,11 +346,13 @@ def _keywords() -> tuple[tuple[str, ...], tuple[frozenset[str], ...]]:
 
 def redact(text: str) -> tuple[str, list[str]]:
     """`text` with secret-shaped values replaced by `[REDACTED:kind]`, and the kinds found."""
-    done, kinds = _redact(text)
+    # an entry is redacted where it is checked, then where it is written: cached, but not
+    # the long texts (an import's detail) that a cache of this size would hold in memory
+    done, kinds = _redact(text) if len(text) <= 4096 else _redact.__wrapped__(text)
     return done, list(kinds)
 
 
-@functools.lru_cache(maxsize=4096)  # a text is redacted where it is checked, then where it is written
+@functools.lru_cache(maxsize=4096)
 def _redact(text: str) -> tuple[str, tuple[str, ...]]:
     kinds: list[str] = []
     lowered = text.lower()
