@@ -61,13 +61,14 @@ def call(name: str, g: Globals, values: Mapping[str, Any], ignored: Sequence[str
     """Run hot command `name`; a RolebookError is one line on stderr and its exit code.
     `ignored`: what a command that tolerates unknown options was given and left aside."""
     from rolebook.notebook import RolebookError
+    from rolebook.notebook.display import shown
 
     if ignored:
-        sys.stderr.write(f"rolebook {name}: ignored what it does not know: {' '.join(ignored)}\n")
+        sys.stderr.write(f"rolebook {name}: ignored what it does not know: {shown(' '.join(ignored))}\n")
     try:
         return COMMANDS[name](g, **values)
     except RolebookError as exc:
-        sys.stderr.write(f"rolebook: {exc}\n")
+        sys.stderr.write(f"rolebook: {shown(str(exc))}\n")
         return exc.exit_code
 
 

@@ -17,6 +17,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from rolebook.notebook.display import shown
+
 #: What the recall hook may add to an agent's context, in characters, all lessons together.
 RECALL_CHARS = 400
 #: What the hook keeps of its input on stdin: its first and last bytes (a tool's output can
@@ -378,9 +380,9 @@ def run(name: str, args: dict[str, Any]) -> int:
         sys.stdout.write(out)
         sys.stdout.flush()
     except NoProject as exc:
-        sys.stderr.write(f"rolebook {name}: {exc}\n")
+        sys.stderr.write(f"rolebook {name}: {shown(str(exc))}\n")
     except BaseException as exc:  # a hook must never fail the agent
         if isinstance(exc, KeyboardInterrupt):
             raise
-        sys.stderr.write(f"rolebook {name}: {exc}\n")
+        sys.stderr.write(f"rolebook {name}: {shown(str(exc))}\n")
     return 0

@@ -9,12 +9,13 @@ and returns the exit code. No typer here: these run at every session's start and
 
 from __future__ import annotations
 
-import json
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from rolebook.notebook.display import shown, shown_json
 
 if TYPE_CHECKING:
     from rolebook.notebook.store import Writer
@@ -139,7 +140,7 @@ def run_update(
     if as_json:
         print_json(recorded.to_dict())
     else:
-        sys.stdout.write("\n".join(recorded.lines()) + "\n")
+        sys.stdout.write("\n".join(map(shown, recorded.lines())) + "\n")
     sys.stdout.flush()
     return 0 if result.added or result.changed or recorded.linked else 1
 
@@ -214,9 +215,11 @@ def read_input(source: str) -> str:
 
 
 def warn(warnings: Sequence[str]) -> None:
+    """Each warning, one line on stderr, shown escaped."""
     for warning in warnings:
-        sys.stderr.write(f"rolebook: warning: {warning}\n")
+        sys.stderr.write(f"rolebook: warning: {shown(warning)}\n")
 
 
 def print_json(data: Any) -> None:
-    sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
+    """One JSON document on stdout, with what JSON leaves raw escaped (`display.shown_json`)."""
+    sys.stdout.write(shown_json(data) + "\n")

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from rolebook.notebook import SECTIONS, Limits, parse
+from rolebook.notebook.display import shown
 from rolebook.notebook.limits import frontmatter_limits
 from rolebook.notebook.model import count_lines
 from rolebook.notebook.store import ArchiveRecord, Index, Layout, check_role, load_text, read_records, refresh
@@ -163,7 +164,9 @@ def render(stats: list[RoleStats], health: str, today: dt.date, width: int = 80)
         table.add_row("notebook", f"{s.lines}{cap} lines{over}")
         table.add_row("entries", ", ".join(f"{k} {v}" for k, v in s.entries.items()))
         records = sum(s.ops.values())
-        table.add_row("archive", f"{records} records: " + (", ".join(f"{k} {v}" for k, v in s.ops.items()) or "none"))
+        # what an archive says is text, never markup: an op written by hand may hold `[link=...]`
+        ops = ", ".join(f"{shown(k)} {v}" for k, v in s.ops.items()) or "none"
+        table.add_row("archive", Text(f"{records} records: {ops}"))
         if s.malformed:
             table.add_row("malformed", f"{s.malformed} archive lines (see `rolebook doctor`)")
         table.add_row("rules", f"{s.rules} promoted, {s.violations} violations since")
@@ -171,7 +174,7 @@ def render(stats: list[RoleStats], health: str, today: dt.date, width: int = 80)
             label = "recurring" if n == 1 else ""
             ruled = f" [rule {r.rule}]" if r.rule else ""
             days = f"{len(r.dates)} day" + ("" if len(r.dates) == 1 else "s")
-            table.add_row(label, f"x{r.count} on {days}: {_cut(r.text, width - 30)}{ruled}")
+            table.add_row(label, Text(f"x{r.count} on {days}: {shown(_cut(r.text, width - 30))}{ruled}"))
         parts += [Text(""), table, _chart(s, weeks)]
     return Group(*parts)
 

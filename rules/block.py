@@ -21,9 +21,10 @@ from pathlib import Path
 from typing import Any
 
 from rolebook.notebook import InputError, NoMatch
+from rolebook.notebook.display import shown
 from rolebook.notebook.markdown import code_lines, split_lines
 from rolebook.notebook.model import normalize
-from rolebook.notebook.store import Layout, atomic_write, role_lock
+from rolebook.notebook.store import Layout, atomic_write, redact_value, role_lock
 
 START = "<!-- rolebook:rules:start -->"
 END = "<!-- rolebook:rules:end -->"
@@ -52,8 +53,11 @@ class Rule:
 
 
 def rule_text(text: str) -> str:
-    """A rule's wording: one line, ending with a full stop."""
-    text = " ".join(text.split()).strip()
+    """A rule's wording: one line, ending with a full stop; a secret in it redacted and
+    what a terminal or a reader would act on written as an escape (`display.shown`): it
+    goes into a committed file that every agent reads, from a writer's `--text` or from
+    mistakes that may have been written by hand."""
+    text = shown(" ".join(redact_value(text)[0].split()).strip())
     if text and text[-1] not in ".!?":
         text += "."
     return text[:1].upper() + text[1:]

@@ -4,6 +4,7 @@ commands into files that hold none of it."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -50,7 +51,7 @@ CORPUS = [
     "telegram bot 123456789:" + "AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsawq",
     "twilio SK" + "a1b2c3d4" * 4,
     "discord bot MTE4NjIwNDE3NjkxODI3MjE0Mg.GaB3cD.abcdefghijklmnopqrstuvwxyz0",
-    "https://hooks.slack.com/services/T0000/B0000/XXXXXXXXXXXXXXXX",
+    "https://hooks.slack.com/services/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",
     "https://discord.com/api/webhooks/123456/abcdefABCDEFghij",
     "jwt eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
     "-----BEGIN RSA PRIVATE KEY----- MIIEpAIBAAKCAQEA7secretbody -----END RSA PRIVATE KEY-----",
@@ -118,19 +119,28 @@ def test_detect_secrets_finds_most_of_the_corpus() -> None:
     assert sum(1 for line in CORPUS if found_by_detect_secrets(line)) >= len(CORPUS) // 2
 
 
+#: and the labelled corpus (tests/fixtures/secrets): every shape the rules know
+FIXTURE = [
+    json.loads(line)["text"]
+    for line in (Path(__file__).parent / "fixtures/secrets/secrets.jsonl").read_text(encoding="utf-8").splitlines()
+]
+
+
 def test_every_rule_redacts_a_line_of_the_corpus() -> None:
-    kinds = {kind for line in CORPUS for kind in redact(line)[1]}
-    assert {kind for kind, _, _ in RULES} <= kinds
+    kinds = {kind for line in CORPUS + FIXTURE for kind in redact(line)[1]}
+    assert {kind for kind, *_ in RULES} <= kinds
 
 
 def test_the_keywords_of_a_rule_are_in_every_text_it_matches() -> None:
     """The prefilter skips a rule when its keywords are absent: never when it would match."""
-    import re
+    from rolebook.notebook.store.secrets import _compiled
 
-    for line in CORPUS:
-        for kind, keywords, pattern in RULES:
-            if re.search(pattern, line):
-                assert any(k in line.lower() for k in keywords), (kind, line)
+    for line in CORPUS + FIXTURE:
+        for kind, keywords, pattern, check in _compiled():
+            for match in pattern.finditer(line):
+                value = match.group("v") if "v" in pattern.groupindex else match.group(0)
+                if check(match, value):
+                    assert any(k in line.lower() for k in keywords), (kind, line)
 
 
 def test_the_corpus_goes_through_update_and_store_into_no_file(tmp_path: Path) -> None:

@@ -567,7 +567,7 @@ MORE_SECRETS = [
     ("aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", "wJalrXUtnFEMI/K7MDENG"),
     ('{"password": "hunter2hunter2", "user": "x"}', "hunter2hunter2"),
     ("postgres://admin:p4ss/w0rd@db.internal/prod", "p4ss/w0rd"),
-    ("https://hooks.slack.com/services/T0000/B0000/XXXXXXXXXXXXXXXX", "XXXXXXXXXXXXXXXX"),
+    ("https://hooks.slack.com/services/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", "a1B2c3D4e5F6g7H8i9J0k1L2"),
     ("https://discord.com/api/webhooks/123456/abcdefABCDEFghij", "abcdefABCDEFghij"),
     (
         "-----BEGIN PGP PRIVATE KEY BLOCK----- lQOYBF0secretbody -----END PGP PRIVATE KEY BLOCK-----",

@@ -13,6 +13,7 @@ from typing import Annotated, Any, TypeVar
 
 import typer
 from rolebook.notebook import RolebookError
+from rolebook.notebook.display import shown
 from rolebook.notebook.store import WriteResult
 
 from .. import fastpath
@@ -60,7 +61,7 @@ def _errors(fn: F) -> F:
         try:
             return fn(*args, **kwargs)
         except RolebookError as exc:
-            sys.stderr.write(f"rolebook: {exc}\n")
+            sys.stderr.write(f"rolebook: {shown(str(exc))}\n")
             raise typer.Exit(exc.exit_code) from None
 
     return wrapper  # type: ignore[return-value]

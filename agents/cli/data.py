@@ -9,6 +9,7 @@ from typing import Annotated, Any
 
 import typer
 from rolebook.notebook import InputError
+from rolebook.notebook.display import shown
 from rolebook.notebook.store import check_role
 
 from .app import JsonOpt, _errors, _globals, _print_json, app
@@ -60,12 +61,12 @@ def import_cmd(
     report = importing.run(g.session(), fmt, path, check_role(role) if role else None, dry_run, skip_bad)
     if report.problems and not skip_bad:
         for problem in report.problems[:_SHOWN]:
-            sys.stderr.write(f"rolebook: {problem}\n")
+            sys.stderr.write(f"rolebook: {shown(problem)}\n")
         more = len(report.problems) - _SHOWN
         if more > 0:
             sys.stderr.write(f"rolebook: ... and {more} more bad lines\n")
         sys.stderr.write(
-            f"rolebook: {len(report.problems)} bad line(s) in {path}: nothing was written "
+            f"rolebook: {len(report.problems)} bad line(s) in {shown(path)}: nothing was written "
             "(fix them, or pass --skip-bad to import the rest)\n"
         )
         if as_json:
@@ -75,15 +76,15 @@ def import_cmd(
         _print_json(report.to_dict())
         return
     for problem in report.problems[:_SHOWN]:
-        sys.stderr.write(f"rolebook: skipped {problem}\n")
+        sys.stderr.write(f"rolebook: skipped {shown(problem)}\n")
     if len(report.problems) > _SHOWN:
         sys.stderr.write(f"rolebook: ... and {len(report.problems) - _SHOWN} more skipped\n")
     for note in report.notes:
-        sys.stderr.write(f"rolebook: note: {note}\n")
+        sys.stderr.write(f"rolebook: note: {shown(note)}\n")
     if report.redacted:
         verb = "would redact" if dry_run else "redacted before writing"
         sys.stderr.write(f"rolebook: {verb}: {', '.join(report.redacted)}\n")
-    print("\n".join(report.lines()))
+    print("\n".join(map(shown, report.lines())))
 
 
 @app.command("export")

@@ -7,6 +7,7 @@ from typing import Annotated
 
 import typer
 from rolebook.notebook import InputError
+from rolebook.notebook.display import shown
 
 from .app import JsonOpt, _errors, _globals, _print_json, _say_redacted, app, hot
 
@@ -88,7 +89,7 @@ def store_cmd(
     else:
         assert result.existing is not None
         e = result.existing
-        print(f"{role}/{category}: already stored [{e['date']}] {e['text']} #{e['id']}")
+        print(shown(f"{role}/{category}: already stored [{e['date']}] {' '.join(str(e['text']).split())} #{e['id']}"))
     if result.record is None:
         raise typer.Exit(1)
 
@@ -153,7 +154,7 @@ def doctor_cmd(
     if as_json:
         _print_json(report.to_dict())
     else:
-        print("\n".join(report.lines()))
+        print("\n".join(map(shown, report.lines())))
     if not report.healthy:
         raise typer.Exit(1)
 
@@ -203,7 +204,7 @@ def share_cmd(
         print(f"{name}: #{done.record.id} is shared already; nothing changed")
         return
     where = archive.relative_to(root) if archive.is_relative_to(root) else archive
-    print(f"{name}: shared #{done.record.id} ({done.record.role}/{done.record.section}) into {root}: {where}")
+    print(shown(f"{name}: shared #{done.record.id} ({done.record.role}/{done.record.section}) into {root}: {where}"))
     if committed:
         print(f"{name}: committed {committed}; publish it with: git -C {root} push")
     else:

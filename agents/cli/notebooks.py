@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rolebook.notebook import InputError
+from rolebook.notebook.display import shown
 from rolebook.notebook.store import check_role
 
 if TYPE_CHECKING:
@@ -198,4 +199,4 @@ def obsolete_cmd(
         _print_json(result.to_dict())
     else:
         entry = result.left[0][1]
-        print(f"{role}: made obsolete #{entry.id(role)} [{entry.date}] {entry.text.splitlines()[0]}")
+        print(shown(f"{role}: made obsolete #{entry.id(role)} [{entry.date}] {entry.text.splitlines()[0]}"))

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rolebook.notebook import InputError
+from rolebook.notebook.display import shown
 
 from .app import JsonOpt, _errors, _globals, _print_json, app
 
@@ -97,7 +98,7 @@ def promote_cmd(
         if as_json:
             _print_json({"split" if split_id else "skipped": decided.to_dict()})
         else:
-            print(f"{decided.id} {decided.role}: {what}")
+            print(shown(f"{decided.id} {decided.role}: {what}"))
         return
     skipped: list[Candidate] = []
     if apply_id is not None:
@@ -113,9 +114,9 @@ def promote_cmd(
         chosen = _review(session, found)
     else:
         for c in found:
-            print(f"{c.id} {c.role}: {c.count} incidents on {len(c.dates)} dates -> {_proposed(c)}")
+            print(shown(f"{c.id} {c.role}: {c.count} incidents on {len(c.dates)} dates -> {_proposed(c)}"))
             for line in c.incident_lines():
-                print(f"    {line}")
+                print(f"    {shown(line)}")
         many = f"{len(found)} candidate{'s' if len(found) != 1 else ''}"
         then = f"`rolebook promote{' --shared' if shared else ''} --apply ID`, `--split ID`, `--skip ID` or `--yes`"
         print(f"{many}: {then}" if found else "nothing to promote")
@@ -139,8 +140,10 @@ def promote_cmd(
     for p in done:
         n = p.result.count("promoted")
         print(
-            f"{p.rule.role}: promoted {p.rule.id} to {path.name}: {p.rule.text} "
-            f"({n} notebook {'entry' if n == 1 else 'entries'} archived as promoted)"
+            shown(
+                f"{p.rule.role}: promoted {p.rule.id} to {path.name}: {p.rule.text} "
+                f"({n} notebook {'entry' if n == 1 else 'entries'} archived as promoted)"
+            )
         )
     if not done and not skipped:
         print("nothing promoted")
@@ -154,10 +157,10 @@ def _review(session: Session, found: list[Candidate]) -> list[tuple[Candidate, s
     chosen: list[tuple[Candidate, str | None]] = []
     print("p promote · e edit the rule · x split (not one mistake) · s skip until it recurs · n next · q quit")
     for n, c in enumerate(found, 1):
-        print(f"[{n}/{len(found)}] {c.role}: {c.count} incidents on {len(c.dates)} dates ({', '.join(c.dates)})")
+        print(shown(f"[{n}/{len(found)}] {c.role}: {c.count} incidents on {len(c.dates)} dates ({', '.join(c.dates)})"))
         for line in c.incident_lines():
-            print(f"  {line}")
-        print(f"  proposed rule:  {_proposed(c)}")
+            print(f"  {shown(line)}")
+        print(f"  proposed rule:  {shown(_proposed(c))}")
         answer = typer.prompt("  [p/e/x/s/n/q]", default="n").strip().lower()[:1]
         if answer == "p" and c.instruction:
             chosen.append((c, None))
@@ -208,9 +211,9 @@ def rules_cmd(
         _print_json({"rules_file": str(path), "rules": [session.rule_report(r) for r in rules]})
         return
     for r in rules:
-        print(f"{r.id} {r.role}: {r.text} (incidents {', '.join(r.incidents)})")
+        print(shown(f"{r.id} {r.role}: {r.text} (incidents {', '.join(r.incidents)})"))
     if not rules:
-        print(f"no rules in {path} yet: `rolebook promote` reviews the mistakes that keep coming back")
+        print(f"no rules in {shown(path)} yet: `rolebook promote` reviews the mistakes that keep coming back")
 
 
 @app.command("demote")
@@ -227,4 +230,4 @@ def demote_cmd(
     """
     session = _session(ctx, rules_file)
     rule = session.demote(rule_id)
-    print(f"{rule.role}: demoted {rule.id} from {session.rules_path.name}: {rule.text}")
+    print(shown(f"{rule.role}: demoted {rule.id} from {session.rules_path.name}: {rule.text}"))

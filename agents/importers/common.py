@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from rolebook.notebook import InputError, RolebookError
-from rolebook.notebook.store import MAX_RECORD_BYTES, check_date, check_tags, check_text
+from rolebook.notebook.store import MAX_RECORD_BYTES, check_date, check_tags, check_text, load_json
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,12 +112,10 @@ def jsonl_records(path: Path, source: Source) -> Iterator[tuple[str, dict[str, A
             )
             continue
         try:
-            obj = json.loads(raw)
+            obj = load_json(raw)
         except (ValueError, UnicodeDecodeError) as exc:
-            source.problems.append(Problem(where, f"not JSON ({exc.__class__.__name__})"))
-            continue
-        except RecursionError:
-            source.problems.append(Problem(where, "JSON nested too deep"))
+            deep = "nested too deep" in str(exc)
+            source.problems.append(Problem(where, str(exc) if deep else f"not JSON ({exc.__class__.__name__})"))
             continue
         if not isinstance(obj, dict):
             source.problems.append(Problem(where, "not a JSON object"))

@@ -9,7 +9,7 @@ from typing import Any
 
 from rolebook.notebook import InputError
 from rolebook.notebook.model import is_role
-from rolebook.notebook.store import EVENT_TYPES, MAX_ENTRY_CHARS, derive_ctx_hash, parse_outcome
+from rolebook.notebook.store import EVENT_TYPES, MAX_ENTRY_CHARS, derive_ctx_hash, parse_outcome, redactions
 
 from .common import (
     BadRecord,
@@ -53,8 +53,10 @@ def _xmem_item(obj: dict[str, Any], where: str, filename: str) -> Item:
     date = day_field(obj.get("ts"), "ts")
     tool = str(obj.get("tool")) if isinstance(obj.get("tool"), str) else ""
     ctx_hash = obj.get("ctx_hash")
-    if not isinstance(ctx_hash, str) or not _CTX_HASH.fullmatch(ctx_hash):
+    if not isinstance(ctx_hash, str) or not _CTX_HASH.fullmatch(ctx_hash) or redactions(ctx_hash):
         ctx_hash = None
+    if redactions(tool):
+        tool = ""  # a hash is made of the words it is given: never of a secret's
     fields: dict[str, Any] = {"source": "xmem"}
     if kind == "tool_failure":
         action = str(obj.get("action")) if isinstance(obj.get("action"), str) else ""
@@ -67,7 +69,9 @@ def _xmem_item(obj: dict[str, Any], where: str, filename: str) -> Item:
             fields["context"] = text_field(context, "action")
         if action:
             fields["command"] = text_field(action, "action")
-        fields["ctx_hash"] = ctx_hash or derive_ctx_hash(f"{tool} {action}", error)
+        said = fields.get("command") or ""  # the action and error as kept: redacted
+        failure = text_field(error, "error") if error.strip() else ""
+        fields["ctx_hash"] = ctx_hash or derive_ctx_hash(f"{tool} {said}", failure)
     else:
         name = text_field(obj.get("pattern_name"), "pattern_name")
         steps = obj.get("key_steps") or []

@@ -27,6 +27,8 @@ from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field
 from rolebook import __version__
 from rolebook.notebook import InputError, RolebookError
+from rolebook.notebook.display import shown as escaped
+from rolebook.notebook.display import shown_value
 from rolebook.notebook.store import Writer, check_date, check_role, redactions
 
 from ..config import find_root, load_config
@@ -92,7 +94,8 @@ def _cost(line: str, item: dict[str, Any]) -> int:
 def _hit(hit: Any) -> dict[str, Any]:
     """A hit as structured content: what its line shows, no copy of its archive record."""
     shown = ("id", "origin", "role", "section", "status", "date", "text", "count")
-    return {k: v for k, v in hit.to_dict().items() if k in shown}
+    escaped: dict[str, Any] = shown_value({k: v for k, v in hit.to_dict().items() if k in shown})
+    return escaped  # every field escaped, as the line shows it
 
 
 def _result(text: str, data: dict[str, Any]) -> CallToolResult:
@@ -230,7 +233,7 @@ def build(root: Path | None = None, scope: str | None = None, session: str | Non
         kinds = list(recorded.redacted)
         lines = recorded.lines("mcp") + ([f"redacted before writing: {', '.join(kinds)}"] if kinds else [])
         lines += [f"warning: {w}" for w in (*recorded.result.warnings, *recorded.warnings)]
-        return _result("\n".join(lines), recorded.to_dict())
+        return _result("\n".join(map(escaped, lines)), recorded.to_dict())
 
     @server.tool(annotations=READ_ONLY)
     @tool_errors
@@ -291,8 +294,8 @@ def build(root: Path | None = None, scope: str | None = None, session: str | Non
             )
         e = result.existing or {}
         return _result(
-            f"{role}/{category}: already stored [{e.get('date')}] {e.get('text')} #{e.get('id')}",
-            {"stored": None, "duplicate_of": e},
+            escaped(f"{role}/{category}: already stored [{e.get('date')}] {e.get('text')} #{e.get('id')}"),
+            {"stored": None, "duplicate_of": shown_value(e)},
         )
 
     @server.tool(annotations=WRITES)
@@ -333,9 +336,11 @@ def build(root: Path | None = None, scope: str | None = None, session: str | Non
         session = await where.session(ctx)
         found = session.candidates(role, min_dates)
         rules = [session.rule_report(r) for r in session.rules(role)]
-        lines = [f"{c.id} {c.role}: {c.count} incidents on {len(c.dates)} dates -> {_proposed(c)}" for c in found]
-        around = {"total": len(found), "rules": rules}
-        text, shown = _fit(lines, [c.to_dict() for c in found], budget, "candidates", around=around)
+        lines = [
+            escaped(f"{c.id} {c.role}: {c.count} incidents on {len(c.dates)} dates -> {_proposed(c)}") for c in found
+        ]
+        around = {"total": len(found), "rules": shown_value(rules)}
+        text, shown = _fit(lines, [shown_value(c.to_dict()) for c in found], budget, "candidates", around=around)
         return _result(text or "nothing to promote", {"candidates": shown, **around})
 
     @server.tool(annotations=WRITES)

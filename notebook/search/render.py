@@ -4,9 +4,10 @@ hit lines within a token budget (the same renderer for the CLI, MCP and the hook
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import Any
+
+from ..display import shown, shown_line
 
 COUNT_CAP = 1000  # counting matches stops here: past it the exact number says nothing more
 
@@ -31,10 +32,11 @@ class Hit:
     origin: str = ""  # the shared root it came from ("": this root)
 
     def line(self, width: int | None = None) -> str:
-        """`[date] role/section: text (xN) #id`, on one line, with no character that a
-        terminal or a reader would act on (hand-written text can hold escapes); with
-        `width`, the text cut (and "…" said) so that the line holds in that many characters."""
-        text = shown(" ".join(self.text.split()))
+        """`[date] role/section: text (xN) #id`, on one line, every field shown escaped
+        (`display.shown`): any of them may come from a file written by hand, a shared
+        root's above all, and hold what a terminal or a reader would act on. With `width`,
+        the text cut (and "…" said) so that the line holds in that many characters."""
+        text = shown_line(self.text)
         if width is not None:
             room = width - len(self.line()) + len(text)
             if room < len(text):
@@ -43,9 +45,9 @@ class Hit:
             text += f" (x{self.count})"
         if self.trials:
             text += f" ({self.successes}/{self.trials} worked)"
-        status = "" if self.status in ("active", "archived") else f" [{self.status}]"
-        where = f"{self.origin}:" if self.origin else ""
-        return f"[{self.date}] {where}{self.role}/{self.section}: {text}{status} #{self.id}"
+        status = "" if self.status in ("active", "archived") else f" [{shown(self.status)}]"
+        where = f"{shown(self.origin)}:" if self.origin else ""
+        return f"[{shown(self.date)}] {where}{shown(self.role)}/{shown(self.section)}: {text}{status} #{shown(self.id)}"
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -67,14 +69,6 @@ class Hit:
         if self.record:
             out["record"] = self.record
         return out
-
-
-_ACTIVE = re.compile("[\x00-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff\u2028\u2029\u061c]")
-
-
-def shown(text: str) -> str:
-    """Text with control, escape and invisible characters written as `\\uXXXX`."""
-    return _ACTIVE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 @dataclass(frozen=True, slots=True)

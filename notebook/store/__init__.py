@@ -15,7 +15,7 @@ if TYPE_CHECKING:  # what type checkers see; at run time each name loads on firs
     from .archive import ArchiveRecord, read_records
     from .changes import obsolete, restore, tidy, tidy_check, update
     from .doctor import diagnose, index_state
-    from .exchange import MAX_RECORD_BYTES, export_lines, read_export
+    from .exchange import MAX_RECORD_BYTES, export_lines, load_json, read_export
     from .fsutil import atomic_write, role_lock
     from .index import TOKENIZER, Index, rebuilt_on_failure, refresh
     from .intake import MAX_ENTRY_CHARS, check_date, check_text, new_entry, parse_snippet
@@ -50,6 +50,7 @@ _WHERE = {
     "index_state": "doctor",
     "MAX_RECORD_BYTES": "exchange",
     "export_lines": "exchange",
+    "load_json": "exchange",
     "read_export": "exchange",
     "atomic_write": "fsutil",
     "role_lock": "fsutil",
@@ -123,6 +124,7 @@ __all__ = [
     "index_state",
     "keep",
     "known",
+    "load_json",
     "load_text",
     "log_event",
     "new_entry",

@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -161,29 +162,53 @@ def read_lines(
 
 def append_records(path: Path, records: Iterable[ArchiveRecord]) -> int:
     """Append records in one write and fsync them, every string in them redacted (the
-    text, tags, and every field an importer or a writer kept). Returns bytes written."""
-    from .secrets import redact_value
+    text, tags, and every field an importer or a writer kept, keys of what they hold
+    included). Returns bytes written."""
+    from .secrets import redact_record
 
     lines = []
     for record in records:
-        data, _ = redact_value(record.to_dict())
+        data, _ = redact_record(record.to_dict())
         lines.append((json.dumps(data, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8"))
     return append_lines(path, lines)
 
 
 def redacted_line(raw: bytes) -> bytes:
     """An archive line as it may be written back (a restore): as it is, unless a string in
-    it holds a secret, then with that redacted. A line that is not JSON is kept as it is."""
-    from .secrets import redact_value
+    it holds a secret, then with that redacted. A line that is not JSON (kept, as a
+    malformed line is) is redacted as text: a secret does not come back in through it."""
+    from .secrets import redact_record, redact_value
 
     try:
         data = json.loads(raw)
-    except ValueError:
-        return raw
-    clean, kinds = redact_value(data)
+    except (ValueError, RecursionError):
+        return _redacted_text_line(raw)
+    clean, kinds = redact_record(data) if isinstance(data, dict) else redact_value(data)
     if not kinds:
         return raw
     return (json.dumps(clean, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
+
+
+#: a JSON string escape: what a line cut short inside a string holds for a quote, a line break
+_ESCAPE = re.compile(r'\\(["\\/bfnrt]|u[0-9a-fA-F]{4})')
+
+
+def _redacted_text_line(raw: bytes) -> bytes:
+    """A line that is not JSON (a record cut short, say), redacted as text: as it is, and
+    with its JSON escapes read (`\\"password\\": \\"...\\"` is a password), so no secret
+    stays in it. Kept byte for byte when it holds none."""
+    from .secrets import redact
+
+    body = raw.decode("utf-8", "surrogateescape")
+    end = len(body) - len(body.rstrip("\r\n"))
+    body, newline = body[: len(body) - end], body[len(body) - end :]
+    text, found = redact(body)
+    if "\\" in text:
+        plain = _ESCAPE.sub(lambda m: json.loads(f'"{m.group()}"'), text)
+        read, more = redact(plain)
+        if more:  # the line stays one line: its breaks written as escapes again
+            text, found = read.replace("\\", "\\\\").replace("\n", "\\n").replace("\r", "\\r"), found + more
+    return (text + newline).encode("utf-8", "surrogateescape") if found else raw
 
 
 def append_lines(path: Path, lines: Iterable[bytes]) -> int:

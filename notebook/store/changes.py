@@ -6,7 +6,7 @@ restore an export.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from ..errors import InputError, NoMatch
@@ -48,7 +48,10 @@ def update(
     first, each against the ones before it, so that one write of many entries ends as
     the same entries written one by one would.
     `fields` (by entry id) are kept on an entry's `added` record: an import's `source`.
+    Every entry is redacted here, whoever built it (an import's notebook, the API's memory
+    tool): its id is made from the text the notebook and the archive will hold.
     """
+    entries = [e if (text := redact(e.text)[0]) == e.text else replace(e, text=text, raw="") for e in entries]
 
     def plan(nb: Notebook, index: Index, record: Recorder) -> Change:
         change = Change(nb)

@@ -18,8 +18,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..display import shown
 from ..errors import InputError
-from .archive import ArchiveRecord, read_lines
+from .archive import ArchiveRecord, parse_line, read_lines
 from .layout import Layout, check_role
 from .read import load_text
 
@@ -77,58 +78,123 @@ class Bundle:
 #: What one archive record may weigh, in an import or an export's archive lines: rolebook's
 #: own are a few hundred bytes (entries are capped at 1,000 characters).
 MAX_RECORD_BYTES = 64 * 1024
+#: How deep the JSON of a line may nest: a record is an object of a few levels (an
+#: import's `original` a few more); deeper is refused before any code walks it.
+MAX_DEPTH = 64
+
+
+def nesting(value: Any, limit: int = MAX_DEPTH) -> int:
+    """How deep a JSON value nests (a scalar is 0), counted without recursion and no
+    further than `limit` + 1."""
+    deepest, stack = 0, [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict | list):
+            depth += 1
+            deepest = max(deepest, depth)
+            if depth > limit:
+                break
+            stack.extend((v, depth) for v in (item.values() if isinstance(item, dict) else item))
+    return deepest
+
+
+def load_json(raw: bytes | str) -> Any:
+    """One JSON document, no deeper than MAX_DEPTH.
+
+    Raises:
+        ValueError: not JSON (a number too long to read included), or nested too deep.
+    """
+    try:
+        value = json.loads(raw)
+    except RecursionError:
+        raise ValueError(f"JSON nested too deep (at most {MAX_DEPTH} levels)") from None
+    if nesting(value) > MAX_DEPTH:
+        raise ValueError(f"JSON nested too deep (at most {MAX_DEPTH} levels)")
+    return value
 
 
 def read_export(path: Path) -> Bundle:
     """Read an export; lines it cannot take are listed as `path:line: why`.
 
-    Raises InputError when the file is not a rolebook export at all.
+    Raises InputError when the file is not a rolebook export at all, or when a line
+    nests deeper than any export does (a hostile file: refused whole, nothing written).
     """
     bundle = Bundle()
     try:
         data = path.read_bytes()
     except OSError as exc:
         raise InputError(f"cannot read {path}: {exc.strerror or exc}") from None
-    rows = data.splitlines()
+    rows = data.removeprefix(b"\xef\xbb\xbf").splitlines()
     try:
-        header = json.loads(rows[0]) if rows else None
-    except ValueError:
+        header = load_json(rows[0]) if rows else None
+    except ValueError as exc:
+        if "nested too deep" in str(exc):
+            raise InputError(f"{exc}; refused, nothing was written", path, 1) from None
         header = None
     if not isinstance(header, dict) or header.get("format") != FORMAT:
         raise InputError("not a rolebook export (its first line should name format rolebook-export)", path, 1)
     if header.get("v") != VERSION:
-        raise InputError(f"export version {header.get('v')!r} is not one this rolebook reads ({VERSION})", path, 1)
+        raise InputError(
+            f"export version {shown(header.get('v'))!r} is not one this rolebook reads ({VERSION})", path, 1
+        )
     for n, raw in enumerate(rows[1:], 2):
         if not raw.strip():
             continue
-        where = f"{path}:{n}"
         try:
-            if len(raw) > MAX_RECORD_BYTES and not raw.startswith(b'{"notebook"'):
-                raise ValueError(f"a line of {len(raw):,} bytes, over the limit of {MAX_RECORD_BYTES:,} for a record")
-            obj = json.loads(raw)
-            if not isinstance(obj, dict):
-                raise ValueError("not a JSON object")
-            if "notebook" in obj:
-                role = check_role(obj["notebook"])
-                if not isinstance(obj.get("text"), str):
-                    raise ValueError("notebook without text")
-                bundle.notebooks[role] = obj["text"]
-            elif "archive" in obj:
-                role = check_role(obj["archive"])
-                if "record" in obj:
-                    record = obj["record"]
-                    ArchiveRecord.from_dict(record)  # raises ValueError for a record that is not one
-                    line = json.dumps(record, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n"
-                else:
-                    line = base64.b64decode(obj["raw_b64"], validate=True)
-                    line = line if line.endswith(b"\n") else line + b"\n"
-                bundle.lines.setdefault(role, []).append(line)
-            else:
-                raise ValueError("neither a notebook nor an archive line")
-        except (ValueError, KeyError, TypeError, binascii.Error) as exc:
-            bundle.problems.append(f"{where}: {exc}")
-        except RecursionError:
-            bundle.problems.append(f"{where}: JSON nested too deep")
-        except InputError as exc:
-            bundle.problems.append(f"{where}: {exc}")
+            _take(bundle, raw)
+        except (ValueError, KeyError, TypeError, binascii.Error, InputError) as exc:
+            if "nested too deep" in str(exc):
+                raise InputError(f"{exc}; refused, nothing was written", path, n) from None
+            bundle.problems.append(f"{path}:{n}: {exc}")
     return bundle
+
+
+def _take(bundle: Bundle, raw: bytes) -> None:
+    """One line of an export into the bundle.
+
+    Raises:
+        ValueError, KeyError, TypeError, binascii.Error, InputError: a line it cannot take.
+    """
+    if len(raw) > MAX_RECORD_BYTES and not raw.startswith(b'{"notebook"'):
+        raise ValueError(f"a line of {len(raw):,} bytes, over the limit of {MAX_RECORD_BYTES:,} for a record")
+    obj = load_json(raw)
+    if not isinstance(obj, dict):
+        raise ValueError("not a JSON object")
+    if "notebook" in obj:
+        role = check_role(obj["notebook"])
+        if not isinstance(obj.get("text"), str):
+            raise ValueError("notebook without text")
+        obj["text"].encode("utf-8")  # a lone surrogate cannot be written: UnicodeEncodeError, a ValueError
+        bundle.notebooks[role] = obj["text"]
+    elif "archive" in obj:
+        role = check_role(obj["archive"])
+        if "record" in obj:
+            record = obj["record"]
+            if not isinstance(record, dict):
+                raise ValueError("record is not a JSON object")
+            ArchiveRecord.from_dict(record)  # raises ValueError for a record that is not one
+            line = json.dumps(record, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n"
+        else:
+            line = _raw_line(obj["raw_b64"])
+        bundle.lines.setdefault(role, []).append(line)
+    else:
+        raise ValueError("neither a notebook nor an archive line")
+
+
+def _raw_line(encoded: str) -> bytes:
+    """The one archive line a `raw_b64` holds, as it was: an export keeps a line that is not
+    a record this way, byte for byte, so it must decode to exactly one line, and one that
+    is not a record (a record goes as `record`, where it is checked).
+
+    Raises:
+        ValueError, binascii.Error: not base64, several lines, or a record in disguise.
+    """
+    if not isinstance(encoded, str):
+        raise ValueError("raw_b64 is not a string")
+    line = base64.b64decode(encoded, validate=True)
+    body = line.removesuffix(b"\n").removesuffix(b"\r")
+    if b"\n" in body or b"\r" in body:
+        raise ValueError(f"raw_b64 holds {len(body.splitlines())} lines, not one archive line")
+    if isinstance(parse_line(body, "", 0), ArchiveRecord):
+        raise ValueError("raw_b64 holds a record: an export writes records as records")
+    return body + b"\n"

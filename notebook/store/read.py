@@ -61,7 +61,10 @@ class ReadResult:
     alerts: list[str] = field(default_factory=list)  # each with its next step as data: `shown` words it
 
     def alert_lines(self, surface: str = "cli") -> list[str]:
-        return [shown(a, surface) for a in self.alerts]
+        """The alerts as a surface shows them, escaped (they quote entries and rules)."""
+        from ..display import shown as escaped
+
+        return [escaped(shown(a, surface)) for a in self.alerts]
 
     def to_dict(self, surface: str = "cli") -> dict[str, Any]:
         text = self.data.decode("utf-8", errors="replace")

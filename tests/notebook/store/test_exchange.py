@@ -1,0 +1,167 @@
+"""`rolebook import rolebook FILE`: an export from anywhere is read without a traceback.
+Deep nesting is refused whole, naming the file and line; a `raw_b64` line brings back one
+archive line, never records smuggled inside it; anything else bad is a listed bad line."""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import tempfile
+from pathlib import Path
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from rolebook.agents.cli import app
+from rolebook.notebook.errors import InputError
+from rolebook.notebook.store.exchange import MAX_DEPTH, nesting, read_export
+from typer.testing import CliRunner
+
+runner = CliRunner()
+HEADER = {"format": "rolebook-export", "v": 1, "rolebook": "0.1.0", "at": "2026-01-01T00:00:00Z", "roles": ["coder"]}
+RECORD = {"v": 1, "id": "a1b2c3d4e5f6", "op": "added", "role": "coder", "section": "learnings", "date": "2026-01-01"}
+
+
+def rb(root: Path, *args: str) -> tuple[int, str, str]:
+    result = runner.invoke(app, ["--root", str(root), *args])
+    return result.exit_code, result.stdout, result.stderr
+
+
+def export(path: Path, *lines: str | dict[str, object]) -> Path:
+    rows = [json.dumps(HEADER)] + [line if isinstance(line, str) else json.dumps(line) for line in lines]
+    path.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    return path
+
+
+def files(root: Path) -> list[str]:
+    return sorted(str(p.relative_to(root)) for p in root.rglob("*") if p.is_file()) if root.exists() else []
+
+
+def test_an_export_nested_a_million_levels_deep_is_refused_naming_file_and_line(tmp_path: Path) -> None:
+    deep = "[" * 1_000_000 + "]" * 1_000_000
+    nested: list[object] = []
+    for _ in range(MAX_DEPTH + 5):  # deep enough to be refused, shallow enough for any parser
+        nested = [nested]
+    cases = {
+        "header.jsonl": (deep + "\n", 1),
+        "notebook.jsonl": (json.dumps(HEADER) + '\n{"notebook": "coder", "text": "x", "deep": ' + deep + "}\n", 2),
+        "record.jsonl": (json.dumps(HEADER) + '\n{"archive": "coder", "record": ' + deep[:60_000] + "}\n", 2),
+        "shallow.jsonl": (
+            json.dumps(HEADER) + "\n" + json.dumps({"archive": "coder", "record": {**RECORD, "o": nested}}),
+            2,
+        ),
+    }
+    for name, (text, line) in cases.items():
+        source = tmp_path / name
+        source.write_text(text, encoding="utf-8")
+        code, out, err = rb(tmp_path / "root", "import", "rolebook", str(source), "--skip-bad")
+        assert code == 2 and err.count("\n") == 1 and err.startswith(f"rolebook: {source}:{line}: "), (name, err)
+        assert "nested" in err and "Traceback" not in out + err
+        assert files(tmp_path / "root") == []
+
+
+def test_a_raw_b64_line_that_holds_more_than_one_line_or_a_record_is_refused(tmp_path: Path) -> None:
+    smuggled = json.dumps({**RECORD, "text": "one"}) + "\n" + json.dumps({**RECORD, "id": "b2", "text": "two"}) + "\n"
+    record = json.dumps({**RECORD, "text": "a record sent as bytes"}) + "\n"
+    source = export(
+        tmp_path / "e.jsonl",
+        {"archive": "coder", "raw_b64": base64.b64encode(smuggled.encode()).decode()},
+        {"archive": "coder", "raw_b64": base64.b64encode(record.encode()).decode()},
+        {"archive": "coder", "raw_b64": base64.b64encode(b'{"v":1,"id":"cut short').decode()},
+    )
+    code, _, err = rb(tmp_path / "root", "import", "rolebook", str(source))
+    assert code == 2 and files(tmp_path / "root") == []
+    assert f"{source}:2: raw_b64 holds 2 lines, not one archive line" in err
+    assert f"{source}:3: raw_b64 holds a record" in err
+    code, _, err = rb(tmp_path / "root", "import", "rolebook", str(source), "--skip-bad")
+    assert code == 0, err
+    archive = (tmp_path / "root/agents/state/archive/coder.jsonl").read_bytes()
+    assert archive == b'{"v":1,"id":"cut short\n'  # the one malformed line, kept as it was; no smuggled record
+    # what an export writes as raw_b64 (a line that is not a record, a last line cut short) still comes back
+    source, target = tmp_path / "a", tmp_path / "b"
+    assert rb(source, "update", "coder", "-l", "kept")[0] == 0
+    archive_path = source / "agents/state/archive/coder.jsonl"
+    archive_path.write_bytes(archive_path.read_bytes() + b"not json at all \xff\n" + b'{"v":1,"id":"cut')
+    code, out, _ = rb(source, "export")
+    (tmp_path / "again.jsonl").write_text(out, encoding="utf-8")
+    assert code == 0 and rb(target, "import", "rolebook", str(tmp_path / "again.jsonl"))[0] == 0
+    assert (target / "agents/state/archive/coder.jsonl").read_bytes() == archive_path.read_bytes() + b"\n"
+
+
+def test_nesting_is_counted_without_recursion() -> None:
+    deep: list[object] = []
+    for _ in range(100_000):
+        deep = [deep]
+    assert nesting(deep) == MAX_DEPTH + 1 and nesting({"a": [1, {"b": 2}]}) == 3 and nesting("x") == 0
+
+
+# -- anything at all: a Bundle or one InputError, never another exception
+
+_json_scalar = st.one_of(
+    st.none(), st.booleans(), st.integers(), st.floats(allow_nan=True), st.text(max_size=20), st.just("\ud800")
+)
+_json = st.recursive(
+    _json_scalar,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3),
+    max_leaves=12,
+)
+_line = st.one_of(
+    _json.map(lambda v: json.dumps(v)),
+    st.builds(
+        lambda r: json.dumps({"archive": "coder", "record": r}),
+        st.fixed_dictionaries({}, optional={**{k: _json for k in RECORD}, "text": _json}),
+    ),
+    st.builds(lambda r: json.dumps({"archive": "coder", "record": {**RECORD, "text": r}}), st.text(max_size=30)),
+    st.builds(lambda t: json.dumps({"notebook": "coder", "text": t}), st.text(max_size=80)),
+    st.builds(
+        lambda b: json.dumps({"archive": "coder", "raw_b64": base64.b64encode(b).decode()}), st.binary(max_size=60)
+    ),
+    st.builds(lambda s: json.dumps({"archive": "coder", "raw_b64": s}), st.text(max_size=30)),
+    st.integers(min_value=1, max_value=5000).map(lambda n: "[" * n + "]" * n),
+    st.integers(min_value=1, max_value=5000).map(lambda n: '{"archive": "coder", "record": ' + "[" * n + "]" * n + "}"),
+    st.integers(min_value=4000, max_value=6000).map(
+        lambda n: '{"archive": "coder", "record": {"count": ' + "9" * n + "}}"
+    ),
+    st.just('{"archive": "coder", "record": {"v": 1, "id": "x", "op": "added", "count": 1e999999}}'),
+    st.text(max_size=40),
+)
+_file = st.builds(
+    lambda bom, lines, crlf, head: (
+        (b"\xef\xbb\xbf" if bom else b"")
+        + (b"\r\n" if crlf else b"\n").join(line.encode("utf-8", "surrogatepass") for line in [head, *lines])
+    ),
+    st.booleans(),
+    st.lists(_line, max_size=6),
+    st.booleans(),
+    st.one_of(st.just(json.dumps(HEADER)), _line),
+)
+
+
+@settings(suppress_health_check=[HealthCheck.too_slow], deadline=None)
+@given(_file)
+def test_reading_any_export_gives_a_bundle_or_one_input_error(data: bytes) -> None:
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "e.jsonl"
+        path.write_bytes(data)
+        try:
+            bundle = read_export(path)
+        except InputError as exc:
+            assert str(exc).startswith(f"{path}:") and "\n" not in str(exc)
+            return
+        for lines in bundle.lines.values():
+            assert all(line.endswith(b"\n") and line.count(b"\n") == 1 for line in lines)
+
+
+@settings(max_examples=40 if os.environ.get("HYPOTHESIS_PROFILE") != "long" else 1000, deadline=None)
+@given(_file, st.booleans())
+def test_importing_any_export_exits_0_or_2_with_every_line_said_by_rolebook(data: bytes, skip_bad: bool) -> None:
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "e.jsonl"
+        path.write_bytes(data)
+        result = runner.invoke(
+            app, ["--root", f"{folder}/root", "import", "rolebook", str(path), *(["--skip-bad"] * skip_bad)]
+        )
+        assert result.exception is None or isinstance(result.exception, SystemExit), repr(result.exception)
+        assert result.exit_code in (0, 2)
+        assert all(line.startswith("rolebook: ") for line in result.stderr.splitlines()), result.stderr
+        assert result.exit_code == 0 or result.stderr
