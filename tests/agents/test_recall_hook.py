@@ -182,3 +182,25 @@ def test_the_installed_command_answers_a_failure_and_is_silent_on_a_success(root
         )
         assert done.returncode == 0 and done.stderr == ""
         assert (expected in done.stdout) if expected else done.stdout == ""
+
+
+def test_a_logged_error_event_comes_first_when_the_same_command_fails_the_same_way(tmp_path: Path) -> None:
+    """`log` an error event, then the same command fails with the same error: what the
+    agent sees first is that event's lesson, before a notebook line about the same tool."""
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "rolebook.yaml").write_text("search:\n  mode: keyword\n", encoding="utf-8")
+
+    def rb(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([ROLEBOOK, "--root", str(project), *args], capture_output=True, text=True, check=False)
+
+    assert rb("update", "coder", "-m", LESSON, "--date", "2026-03-01").returncode == 0
+    lesson = "global npm installs need a user prefix: npm config set prefix ~/.npm-global"
+    command = "npm install -g typescript"
+    error = "npm error code EACCES\nnpm error syscall mkdir\nnpm error path /usr/lib/node_modules/typescript"
+    logged = rb("log", "coder", "--type", "error", "--context", error, "--command", command, "--lesson", lesson)
+    assert logged.returncode == 0, logged.stderr
+    done = rb("recall", "--command", command, "--error", error)
+    assert done.returncode == 0, done.stderr
+    shown = [line for line in done.stdout.splitlines() if line.startswith("[")]
+    assert shown and lesson in shown[0], done.stdout
