@@ -10,6 +10,7 @@ skip and say so.
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import os
 import shutil
@@ -43,25 +44,28 @@ def client(name: str) -> str:
     return str(path)
 
 
+#: whole sessions of real clients: seconds each, run by CI (`-m clients`), not by default
+pytestmark = pytest.mark.clients
+
+
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
     """A git repository with a coder notebook, wired into Claude Code by `init --agent`."""
+    from rolebook.agents.config import load_config
+    from rolebook.agents.session import open_session
+
+    if shutil.which("node") is None:  # before any work: every test here runs a client on it
+        pytest.skip("Node.js is not installed: the real clients run on it")
     root = tmp_path / "project"
     root.mkdir()
     subprocess.run(["git", "init", "-q"], cwd=root, check=True)
-    for args in (
-        ["init", "coder", "--agent", "claude"],
-        ["update", "coder", "-m", NOTEBOOK_LINE, "-l", "the staging database is db-stg"],
-    ):
-        subprocess.run([ROLEBOOK, *args], cwd=root, check=True, capture_output=True)
-    (root / "package.json").write_text(BROKEN_PACKAGE)
+    subprocess.run([ROLEBOOK, "init", "coder", "--agent", "claude"], cwd=root, check=True, capture_output=True)
+    session = open_session(load_config(root))
+    texts = {"mistakes": [NOTEBOOK_LINE], "learnings": ["the staging database is db-stg"]}
+    session.end("coder", session.entries(dt.date.today().isoformat(), **texts))
     for n in range(30):  # enough archive that a search must be cut to its budget
-        subprocess.run(
-            [ROLEBOOK, "store", "coder", "notes", f"npm EACCES note {n}: " + "the checkout permissions " * 4],
-            cwd=root,
-            check=True,
-            capture_output=True,
-        )
+        session.store("coder", "notes", f"npm EACCES note {n}: " + "the checkout permissions " * 4)
+    (root / "package.json").write_text(BROKEN_PACKAGE)
     return root
 
 
