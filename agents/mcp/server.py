@@ -14,7 +14,7 @@ import sys
 import warnings
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import IO, Annotated, Any, Literal, ParamSpec, TypeVar
+from typing import Annotated, Any, Literal, ParamSpec, TypeVar
 from urllib.parse import unquote, urlparse
 
 import anyio
@@ -293,13 +293,11 @@ def run(root: Path | None, scope: str | None, session: str | None) -> None:
     build(root, scope, session).run("stdio")
 
 
-def serve_streams(server: MCPServer, stdin: IO[str], stdout: Any) -> None:
-    """Serve one connection over these text streams (`stdout` needs write and flush)."""
+async def serve_lines(server: MCPServer, stdin: Any, stdout: Any) -> None:
+    """Serve one stdio connection over these stream objects as `MCPServer.run("stdio")` serves
+    the process's own: `stdin` yields text lines, `stdout` has async write and flush."""
     from mcp.server.stdio import stdio_server
 
-    async def main() -> None:
-        async with stdio_server(anyio.wrap_file(stdin), anyio.wrap_file(stdout)) as (read, write):
-            lowlevel = server._lowlevel_server  # what MCPServer.run_stdio_async serves, on our streams
-            await lowlevel.run(read, write, lowlevel.create_initialization_options())
-
-    anyio.run(main)
+    async with stdio_server(stdin, stdout) as (read, write):
+        lowlevel = server._lowlevel_server  # what MCPServer.run_stdio_async serves, on our streams
+        await lowlevel.run(read, write, lowlevel.create_initialization_options())
