@@ -5,7 +5,7 @@ handshake (`initialize`, `server/discover`), of the listings and `ping`, the fra
 tool result is sent in, and the acknowledgement of a `subscriptions/listen` stream. It is
 generated from the installed SDK by running the real server
 (`python -m rolebook.agents.mcp.oracle --write`, again after any change to a tool or the
-SDK); tests/agents/test_mcp_listing.py fails when it differs from what the SDK answers.
+SDK); tests/agents/mcp/test_mcp_listing.py fails when it differs from what the SDK answers.
 The front answers from it only when the installed SDK is the one it was made with.
 """
 

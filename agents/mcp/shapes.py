@@ -5,7 +5,7 @@ keys, no NaN or infinite numbers, no lone surrogates, no deep nesting); a value 
 known shape when the SDK certainly accepts it (exact types, known keys). Whatever is not
 plain or not of a known shape is left to the SDK: these predicates may say no to
 something the SDK accepts, never yes to something it refuses
-(tests/agents/test_mcp_shapes.py holds them to the SDK).
+(tests/agents/mcp/test_mcp_shapes.py holds them to the SDK).
 """
 
 from __future__ import annotations
