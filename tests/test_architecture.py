@@ -213,3 +213,12 @@ def test_no_module_imports_itself_back_through_others() -> None:
     for name in sorted(graph):
         if name not in seen:
             visit(name, [])
+
+
+def test_no_module_is_over_450_lines_and_no_room_holds_more_than_a_dozen() -> None:
+    for path in _modules().values():
+        lines = len(path.read_text(encoding="utf-8").splitlines())
+        assert lines <= MAX_LINES, f"{path.relative_to(PROJECT)} has {lines} lines"
+    for folder in {p.parent for p in _modules().values()}:
+        count = len([p for p in folder.glob("*.py") if p.name != "__init__.py"])
+        assert count <= MAX_MODULES, f"{folder.relative_to(PROJECT)} holds {count} modules"

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -39,6 +40,11 @@ def inert(text: str, lines: bool = True) -> list[str]:
     return [repr(c) for c in _ACTIVE.findall(text) if not (lines and c == "\n")]
 
 
+#: a failure (and a task) that the shared root's hostile lesson is surely about: the recall
+#: hook and read --task show only what they are sure of
+BROKE = "deploy broke with EDEPLOYLOCK: the deploy lock file was held"
+
+
 def rb(root: Path, *args: str) -> tuple[int, str, str]:
     result = runner.invoke(app, ["--root", str(root), *args])
     return result.exit_code, result.stdout, result.stderr
@@ -62,7 +68,7 @@ def hostile(tmp_path: Path) -> Path:
             date="2026" + HOSTILE,
             section="mistakes" + HOSTILE,
             role=HOSTILE,
-            text=f"deploy broke {HOSTILE}",
+            text=f"deploy broke with EDEPLOYLOCK: the deploy lock file was held; run deploy --unlock first {HOSTILE}",
         )
         + record("t2", op="stored", section=HOSTILE, category=HOSTILE, text=f"deploy notes {HOSTILE}", tags=[HOSTILE])
         + record("t3", op="shared", text=f"deploy shared {HOSTILE}", origin={"repo": HOSTILE, "id": HOSTILE}),
@@ -131,15 +137,15 @@ def test_commands_refuse_what_they_cannot_show_and_say_so_inertly(tmp_path: Path
 
 def test_every_output_form_shows_hostile_fields_escaped(hostile: Path) -> None:
     root = hostile
-    code, out, err = rb(root, "search", "deploy", "--limit", "20")
+    code, out, err = rb(root, "search", "deploy", "--limit", "20", "--budget", "5000")
     assert code == 0 and not inert(out) and not inert(err)
     assert "\\u001b[2J" in out and "team:coder/" in out and "#t1\\u001b" in out and "[2026\\u001b" in out
     code, out, _ = rb(root, "search", "deploy", "--json", "--limit", "20")
     assert code == 0 and not inert(out)
     assert any(h["id"] == "t1" + HOSTILE for h in json.loads(out)["hits"])  # JSON keeps the value, escaped
-    code, out, _ = rb(root, "read", "coder", "--task", "deploy")
+    code, out, _ = rb(root, "read", "coder", "--task", BROKE)
     assert code == 0 and not inert(out) and "\\u001b" in out
-    code, out, _ = rb(root, "read", "coder", "--task", "deploy", "--json")
+    code, out, _ = rb(root, "read", "coder", "--task", BROKE, "--json")
     assert code == 0 and not inert(out)
     for args in (["promote", "--no-interactive"], ["promote", "--json"], ["rules"], ["stats"], ["doctor"]):
         code, out, err = rb(root, *args)
@@ -148,48 +154,21 @@ def test_every_output_form_shows_hostile_fields_escaped(hostile: Path) -> None:
     assert "[bold" in stats and "red]op" in stats  # what an archive says is text, never markup
 
 
-def test_the_recall_and_session_start_hooks_show_hostile_fields_escaped_in_every_agents_form(hostile: Path) -> None:
-    failure = {"tool_input": {"command": "deploy"}, "error": "deploy broke"}
-    forms = {
-        None: (json.dumps(failure), lambda out: out),
-        "claude": (
-            json.dumps({**failure, "hook_event_name": "PostToolUseFailure"}),
-            lambda out: json.loads(out)["hookSpecificOutput"]["additionalContext"],
-        ),
-        "codex": (
-            json.dumps(
-                {
-                    "hook_event_name": "PostToolUse",
-                    "tool_input": {"command": "deploy"},
-                    "tool_response": "deploy failed: error",
-                }
-            ),
-            lambda out: json.loads(out)["hookSpecificOutput"]["additionalContext"],
-        ),
-        "gemini": (
-            json.dumps(
-                {
-                    "hook_event_name": "AfterTool",
-                    "tool_input": {"command": "deploy"},
-                    "tool_response": {"error": "deploy broke"},
-                }
-            ),
-            lambda out: json.loads(out)["hookSpecificOutput"]["additionalContext"],
-        ),
-        "copilot": (
-            json.dumps(
-                {
-                    "tool_input": {"command": "deploy"},
-                    "tool_result": {"result_type": "failure", "text_result_for_llm": "deploy broke"},
-                }
-            ),
-            lambda out: json.loads(out)["additionalContext"],
-        ),
-    }
-    for agent, (payload, context) in forms.items():
-        out = hooks.recall(payload, hostile, "coder", None, None, None if agent == "claude" else agent)
-        said = context(out)
-        assert "deploy" in said and not inert(said), (agent, said)
+def test_the_recall_and_session_start_hooks_show_hostile_fields_escaped_in_every_agents_form(
+    hostile: Path, tmp_path: Path
+) -> None:
+    sys.path.insert(0, str(Path(__file__).resolve().parent / "agents"))
+    from payloads import FORMS, payload
+
+    for form in FORMS:  # each agent CLI's own payload of a failed command
+        (tmp_path / form).mkdir()
+        stdin, extra = payload(form, "deploy", 1, BROKE, tmp_path / form)
+        options = dict(zip(extra[::2], extra[1::2], strict=True))
+        agent = options.get("--agent")
+        out = hooks.recall(stdin, hostile, "coder", options.get("--command"), options.get("--error"), agent)
+        said = out if not out.startswith("{") else json.loads(out).get("hookSpecificOutput", json.loads(out))
+        said = said if isinstance(said, str) else said["additionalContext"]
+        assert "\\u001b" in said and not inert(said), (form, said)  # a lesson shown, its fields escaped
     for agent in ("codex", "gemini", "copilot"):
         result = runner.invoke(
             app, ["--root", str(hostile), "hook", "session-start", "--role", "coder", "--agent", agent], input="{}"

@@ -10,13 +10,11 @@ from __future__ import annotations
 
 import datetime as dt
 import functools
-import json
 import sys
 import warnings
 from collections.abc import Awaitable, Callable
-from dataclasses import replace
 from pathlib import Path
-from typing import IO, Annotated, Any, Literal, ParamSpec, TypeVar
+from typing import Annotated, Any, Literal, ParamSpec, TypeVar
 from urllib.parse import unquote, urlparse
 
 import anyio
@@ -31,9 +29,11 @@ from rolebook.notebook.display import shown as escaped
 from rolebook.notebook.display import shown_value
 from rolebook.notebook.store import Writer, check_date, check_role, redactions
 
-from ..config import find_root, load_config
-from ..session import Session, open_session
+from ..config import find_root
+from ..session import Session
+from . import tools
 from .listing import instructions
+from .tools import Where
 
 READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 WRITES = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
@@ -42,60 +42,6 @@ Role = Annotated[
 ]
 P = ParamSpec("P")
 R = TypeVar("R")
-
-
-def _fit(
-    lines: list[str],
-    items: list[dict[str, Any]],
-    budget: int,
-    what: str,
-    total: int | None = None,
-    around: dict[str, Any] | None = None,
-) -> tuple[str, list[dict[str, Any]]]:
-    """The first n lines as text and the same n items as structured content, n as large as
-    lets both together stay within `budget` tokens (characters / 4), counting the last line
-    that says what was cut and the structured content `around` the items: Claude Code and
-    Codex show the model the structured content, Copilot shows both."""
-    total = len(lines) if total is None else total
-    note = f"{total} of {total} {what} shown; refine, or raise budget"
-    # the note goes into the text and, as "cut", into the structured content
-    room = budget * 4 - 2 * (len(note) + 12) - len(json.dumps(around or {}, ensure_ascii=False)) - 2
-    n = used = 0
-    for line, item in zip(lines, items, strict=True):
-        cost = _cost(line, item)
-        if used + cost > room:
-            break
-        n, used = n + 1, used + cost
-    shown, kept = lines[:n], items[:n]
-    if n == 0 and items and isinstance(items[0].get("text"), str):  # one hit over the whole budget: cut its text
-        line, item = lines[0], items[0]
-        step = max(1, len(item["text"]) // 20)
-        for size in [*range(len(item["text"]) - 1, 20, -step), 20]:
-            cut_line, cut_item = (
-                line[: len(line) - len(item["text"]) + size] + "…",
-                {**item, "text": item["text"][:size] + "…"},
-            )
-            if _cost(cut_line, cut_item) <= room:
-                shown, kept = [cut_line], [cut_item]
-                break
-    if len(kept) < total:
-        said = f"{len(kept)} of {total} {what} shown; refine, or raise budget"
-        shown.append(said)
-        if around is not None:
-            around["cut"] = said
-    return "\n".join(shown), kept
-
-
-def _cost(line: str, item: dict[str, Any]) -> int:
-    """Characters a line and its item add to a result: the line in the text, the item in the structured content."""
-    return len(line) + 1 + len(json.dumps(item, ensure_ascii=False)) + 2
-
-
-def _hit(hit: Any) -> dict[str, Any]:
-    """A hit as structured content: what its line shows, no copy of its archive record."""
-    shown = ("id", "origin", "role", "section", "status", "date", "text", "count")
-    escaped: dict[str, Any] = shown_value({k: v for k, v in hit.to_dict().items() if k in shown})
-    return escaped  # every field escaped, as the line shows it
 
 
 def _result(text: str, data: dict[str, Any]) -> CallToolResult:
@@ -119,25 +65,16 @@ def _errors(error: type[Exception]) -> Callable[[Callable[P, Awaitable[R]]], Cal
     return wrap
 
 
-class _Root:
-    """Where the server works: the client's workspace root when it offers one, else
-    --root, else the working directory."""
-
-    def __init__(self, root: Path | None, writer: Writer):
-        self.root = root
-        self.writer = writer
-        self.from_client: Path | None = None
-        self.asked = False  # the client is asked for its roots once per connection
-
-    async def session(self, ctx: Context[Any, Any] | None) -> Session:
-        if not self.asked and ctx is not None:
-            self.asked = True  # whatever the answer, or none: remembered
-            with anyio.move_on_after(ROOTS_TIMEOUT) as waited:
-                self.from_client = await _client_root(ctx)
-            if waited.cancelled_caught:
-                sys.stderr.write(f"rolebook mcp: no answer to roots/list in {ROOTS_TIMEOUT:.0f}s; using --root\n")
-        root = self.from_client or (self.root.absolute() if self.root else find_root())
-        return open_session(load_config(root), self.writer)
+async def _session(where: Where, ctx: Context[Any, Any] | None) -> Session:
+    """The session for a call: on the first call with a context, the client is asked for
+    its workspace roots (once per connection, whatever the answer)."""
+    if not where.asked and ctx is not None:
+        where.asked = True
+        with anyio.move_on_after(ROOTS_TIMEOUT) as waited:
+            where.from_client = await _client_root(ctx)
+        if waited.cancelled_caught:
+            sys.stderr.write(f"rolebook mcp: no answer to roots/list in {ROOTS_TIMEOUT:.0f}s; using --root\n")
+    return where.session()
 
 
 #: How long the server waits for a client that offers roots to list them.
@@ -146,8 +83,8 @@ ROOTS_TIMEOUT = 3.0
 
 async def _client_root(ctx: Context[Any, Any]) -> Path | None:
     caps = ctx.client_capabilities
-    if caps is None or caps.roots is None:
-        return None
+    if caps is None or caps.roots is None or not ctx.session.can_send_request:
+        return None  # from 2026-07-28 a server sends no requests: roots cannot be asked for
     try:
         with warnings.catch_warnings():
             # roots are deprecated from protocol 2026-07-28 (SEP-2577), but clients on
@@ -164,9 +101,12 @@ async def _client_root(ctx: Context[Any, Any]) -> Path | None:
     return None
 
 
-def build(root: Path | None = None, scope: str | None = None, session: str | None = None) -> MCPServer:
-    """The rolebook MCP server. `scope`: the one role this server may write to."""
-    where = _Root(root, Writer(check_role(scope) if scope else None, session))
+def build(
+    root: Path | None = None, scope: str | None = None, session: str | None = None, where: Where | None = None
+) -> MCPServer:
+    """The rolebook MCP server. `scope`: the one role this server may write to; `where`: where it works
+    (shared with the start-up front, which may have answered the first calls)."""
+    where = where or Where(root, Writer(check_role(scope) if scope else None, session))
 
     def who(role: str | None) -> str:
         """The role a tool acts for: the one given, else the server's scope."""
@@ -189,21 +129,7 @@ def build(root: Path | None = None, scope: str | None = None, session: str | Non
         ctx: Context[Any, Any] | None = None,
     ) -> CallToolResult:
         """Session start: the role's notebook as it is, then at most 5 alerts (and, with task, relevant memory)."""
-        started = (await where.session(ctx)).start(who(role), task, budget)
-        notebook = replace(started, found=None)
-        text = notebook.render("mcp").decode("utf-8", errors="replace")  # next steps as MCP tools
-        data = notebook.to_dict("mcp")
-        if started.found is not None:
-            found = started.found
-            for warning in found.warnings:
-                sys.stderr.write(f"rolebook mcp: warning: {warning}\n")
-            lines, items = [h.line() for h in found.hits], [_hit(h) for h in found.hits]
-            around = {"query": task, "total": found.total}
-            hits_text, hits = _fit(lines, items, budget, "hits", around=around)
-            if hits_text:
-                text += "\nrolebook: from memory, for this task:\n" + hits_text + "\n"
-            data["task"] = {**around, "hits": hits}
-        return _result(text, data)
+        return _result(*tools.read(await _session(where, ctx), who(role), task, budget))
 
     @server.tool(annotations=WRITES)
     @tool_errors
@@ -226,7 +152,7 @@ def build(root: Path | None = None, scope: str | None = None, session: str | Non
         """Session end: add entries newest first; the limits prune the oldest to the archive.
         Each added mistake lists the earlier ones it looks like (possible_recurrences): if one
         is the same mistake, call update again with the same mistake, date and same_as."""
-        session = await where.session(ctx)
+        session = await _session(where, ctx)
         day = check_date(date) if date else dt.date.today().isoformat()
         entries = session.entries(day, mistakes=mistakes, learnings=learnings, feedback=feedback, session_log=log)
         recorded = session.end(who(role), entries, [*mistakes, *learnings, *feedback, *log], same_as=same_as)
@@ -252,26 +178,9 @@ def build(root: Path | None = None, scope: str | None = None, session: str | Non
     ) -> CallToolResult:
         """Search everything the roles remember: one line a hit, `[date] role/section: text #id`
         (`team:role/section` for a hit from a shared root)."""
-        from rolebook.notebook.search import Query
-
-        q = Query(
-            query,
-            (check_role(role),) if role else (),
-            (section,) if section else (),
-            (tag.lower(),) if tag else (),
-            (status,) if status else (),
-            since,
-            until,
-            limit,
-            mode=None,
-        )
-        found = (await where.session(ctx)).search(q, root_only=root_only)
-        for warning in found.warnings:
-            sys.stderr.write(f"rolebook mcp: warning: {warning}\n")
-        around = {"query": query, "total": found.total}
-        lines, hits = [h.line() for h in found.hits], [_hit(h) for h in found.hits]
-        text, hits = _fit(lines, hits, budget, "hits", found.total, around)
-        return _result(text or "no match", {**around, "hits": hits})
+        session = await _session(where, ctx)
+        args = (query, role, section, tag, status, since, until, limit, budget, root_only)
+        return _result(*tools.search(session, *args))
 
     @server.tool(annotations=WRITES)
     @tool_errors
@@ -284,7 +193,7 @@ def build(root: Path | None = None, scope: str | None = None, session: str | Non
     ) -> CallToolResult:
         """Keep an item in long-term memory; an equal item already there is returned instead."""
         role = who(role)
-        result = (await where.session(ctx)).store(role, category, text, tags)
+        result = (await _session(where, ctx)).store(role, category, text, tags)
         kinds = redactions(text)
         if result.record is not None:
             note = f" (redacted: {', '.join(kinds)})" if kinds else ""
@@ -312,7 +221,7 @@ def build(root: Path | None = None, scope: str | None = None, session: str | Non
     ) -> CallToolResult:
         """Log an experience event; outcomes of one context hash add up to a success rate."""
         role = who(role)
-        record = (await where.session(ctx)).log(role, type, lesson, context, command, outcome, tags)
+        record = (await _session(where, ctx)).log(role, type, lesson, context, command, outcome, tags)
         kinds = redactions(lesson, context, command)
         note = f" (redacted: {', '.join(kinds)})" if kinds else ""
         return _result(
@@ -333,14 +242,14 @@ def build(root: Path | None = None, scope: str | None = None, session: str | Non
         """Mistakes that keep coming back, as proposed rules (the structured content has them all).
         A candidate whose incidents never say what to do instead has no proposed rule
         (needs_text): write one and pass it as promote_apply's text."""
-        session = await where.session(ctx)
+        session = await _session(where, ctx)
         found = session.candidates(role, min_dates)
         rules = [session.rule_report(r) for r in session.rules(role)]
         lines = [
             escaped(f"{c.id} {c.role}: {c.count} incidents on {len(c.dates)} dates -> {_proposed(c)}") for c in found
         ]
         around = {"total": len(found), "rules": shown_value(rules)}
-        text, shown = _fit(lines, [shown_value(c.to_dict()) for c in found], budget, "candidates", around=around)
+        text, shown = tools.fit(lines, [shown_value(c.to_dict()) for c in found], budget, "candidates", around=around)
         return _result(text or "nothing to promote", {"candidates": shown, **around})
 
     @server.tool(annotations=WRITES)
@@ -362,7 +271,7 @@ def build(root: Path | None = None, scope: str | None = None, session: str | Non
     ) -> CallToolResult:
         """Promote one candidate (a rule line in the rules file; its notebook entries leave as
         promoted), or split or skip it."""
-        session = await where.session(ctx)
+        session = await _session(where, ctx)
         if action != "promote":
             if text is not None:
                 raise InputError("text goes with action promote")
@@ -379,14 +288,14 @@ def build(root: Path | None = None, scope: str | None = None, session: str | Non
     @resource_errors
     async def notebook(role: str, ctx: Context[Any, Any]) -> str:
         """A role's notebook, as it is on disk."""
-        return (await where.session(ctx)).start(role).read.data.decode("utf-8", errors="replace")
+        return (await _session(where, ctx)).start(role).read.data.decode("utf-8", errors="replace")
 
     @server.resource("rolebook://rules", mime_type="text/markdown")
     @resource_errors
     async def rules() -> str:
         """The rules rolebook manages, one line each (in the client's root once a call has
         resolved it: a static resource gets no context to ask with)."""
-        return "".join(r.line() + "\n" for r in (await where.session(None)).rules())
+        return "".join(r.line() + "\n" for r in (await _session(where, None)).rules())
 
     @server.prompt()
     def memory_protocol(role: str) -> str:
@@ -411,13 +320,11 @@ def run(root: Path | None, scope: str | None, session: str | None) -> None:
     build(root, scope, session).run("stdio")
 
 
-def serve_streams(server: MCPServer, stdin: IO[str], stdout: Any) -> None:
-    """Serve one connection over these text streams (`stdout` needs write and flush)."""
+async def serve_lines(server: MCPServer, stdin: Any, stdout: Any) -> None:
+    """Serve one stdio connection over these stream objects as `MCPServer.run("stdio")` serves
+    the process's own: `stdin` yields text lines, `stdout` has async write and flush."""
     from mcp.server.stdio import stdio_server
 
-    async def main() -> None:
-        async with stdio_server(anyio.wrap_file(stdin), anyio.wrap_file(stdout)) as (read, write):
-            lowlevel = server._lowlevel_server  # what MCPServer.run_stdio_async serves, on our streams
-            await lowlevel.run(read, write, lowlevel.create_initialization_options())
-
-    anyio.run(main)
+    async with stdio_server(stdin, stdout) as (read, write):
+        lowlevel = server._lowlevel_server  # what MCPServer.run_stdio_async serves, on our streams
+        await lowlevel.run(read, write, lowlevel.create_initialization_options())
