@@ -15,6 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
 from rolebook.rules.proposals import likeness
 from rolebook.rules.similarity import same_text
 
@@ -111,9 +112,11 @@ def meaning_rate(pairs: list[tuple[str, str, bool, str]]) -> float:
     return sum(same_text(a, b) or score(a, b) >= MEANING_FLOOR for a, b in real) / len(real)
 
 
+@pytest.mark.slow
 def test_meaning_merges_or_proposes_as_many_real_recurrences_as_reported() -> None:
     assert meaning_rate(held_out()) >= MEANING_FOUND["written"]
 
 
+@pytest.mark.slow
 def test_meaning_merges_or_proposes_as_many_with_the_real_text_pairs(corpus: Any) -> None:
     assert meaning_rate(held_out(corpus_texts(corpus))) >= MEANING_FOUND["all"]

@@ -78,6 +78,7 @@ def test_keyword_search_is_never_below_plain_bm25_on_any_held_out_slice(lessons:
     assert at_least(keyword, KEYWORD) == []
 
 
+@pytest.mark.slow
 def test_hybrid_is_never_below_the_better_of_its_parts_on_any_held_out_slice(lessons: Any) -> None:
     from rolebook.notebook.search import semantic
 

@@ -62,6 +62,7 @@ def quality(layout: object, ids: dict[str, str], mode: str, overlap: str) -> tup
     return found / len(chosen), reciprocal / len(chosen)
 
 
+@pytest.mark.slow
 def test_hybrid_finds_answers_that_share_no_words_and_keeps_the_keyword_hits(retrieval: tuple) -> None:
     layout, ids = retrieval
     keyword_none = quality(layout, ids, "keyword", "none")
@@ -98,6 +99,7 @@ def test_a_query_carried_by_a_name_is_won_by_the_keyword_side(tmp_path: Path) ->
     assert first("keyword") == first("hybrid") == texts[0]
 
 
+@pytest.mark.slow
 def test_hybrid_is_no_worse_than_keywords_on_conversational_memory(tmp_path: Path) -> None:
     """Our own conversational set (tests/fixtures/retrieval_conversation: 40 facts each naming
     one of two people, 32 questions naming the person). Measured, recall@1 / MRR: keyword
@@ -170,6 +172,7 @@ def test_a_model_that_cannot_load_means_keywords_said_once(tmp_path: Path, monke
     assert code == 0 and "semantic search is off" not in err  # once a process
 
 
+@pytest.mark.slow
 def test_semantic_same_mistake_on_the_labelled_pairs() -> None:
     judge = similarity.semantic_judge(semantic.load(MODEL))
     assert judge is not None
@@ -181,6 +184,7 @@ def test_semantic_same_mistake_on_the_labelled_pairs() -> None:
     assert true / sum(p["same"] for p in pairs) >= 0.5
 
 
+@pytest.mark.slow
 def test_semantic_same_mistake_on_the_held_out_real_pairs(corpus: Any) -> None:
     """Fitted on the "fit" half of tests/fixtures/similarity/corpus_pairs.jsonl (605 pairs;
     refitted on the larger set, the thresholds stay), reported on the other: precision
@@ -200,6 +204,7 @@ def test_semantic_same_mistake_on_the_held_out_real_pairs(corpus: Any) -> None:
     assert true == len(merged) and true / sum(r["same"] for r in held) >= 0.25
 
 
+@pytest.mark.slow
 def test_semantic_same_mistake_over_every_pair_of_the_pair_texts(corpus: Any) -> None:
     """The 12,246 pairs of the corpus's 157 similarity texts (tests/bench/
     bench_recurrence_corpus.py --semantic): 16 merges, 3 of them two lessons (precision
@@ -334,6 +339,7 @@ def test_weights_missing_and_meaning_not_asked_for_mean_keywords_quietly(
     assert capsys.readouterr().err == ""
 
 
+@pytest.mark.slow
 def test_hybrid_is_no_worse_than_keywords_on_any_slice_of_real_lessons(corpus: Any, tmp_path: Path) -> None:
     """Real lessons, our queries in three slices (shared words, none, names and identifiers):
     hybrid's recall@5 is the keywords' or better on each, within one query (the noise of a
@@ -353,6 +359,7 @@ def test_hybrid_is_no_worse_than_keywords_on_any_slice_of_real_lessons(corpus: A
     assert hybrid[("all", "all")][0] >= 0.9 and hybrid[("none", "held-out")][0] >= 0.8
 
 
+@pytest.mark.slow
 def test_hybrid_on_queries_written_after_the_tuning(corpus: Any, tmp_path: Path) -> None:
     """The 30 never-tuned queries sharing at most one content word with their answer
     (tests/fixtures/retrieval_fresh): semantic 0.77, hybrid 0.77 recall@5 (before the
