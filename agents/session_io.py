@@ -56,7 +56,10 @@ def begin(root: Path | None, as_role: str | None, session: str | None) -> Global
     """What every command starts with: its global options, and slow work told on stderr."""
     from rolebook.notebook import progress
 
+    from . import watch
+
     progress.listen(lambda message: sys.stderr.write(f"rolebook: {message}\n"))
+    watch.start()
     return Globals(root, as_role, session)
 
 

@@ -53,7 +53,8 @@ def hot(name: str) -> Callable[[F], F]:
 
 
 def _errors(fn: F) -> F:
-    """Turn a RolebookError into one line on stderr and its exit code."""
+    """Turn a RolebookError into one line on stderr and its exit code, and Ctrl-C into a
+    line saying what was done (exit 130)."""
 
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
@@ -62,6 +63,10 @@ def _errors(fn: F) -> F:
         except RolebookError as exc:
             sys.stderr.write(f"rolebook: {exc}\n")
             raise typer.Exit(exc.exit_code) from None
+        except KeyboardInterrupt:
+            from ..watch import interrupted
+
+            raise typer.Exit(interrupted()) from None
 
     return wrapper  # type: ignore[return-value]
 
