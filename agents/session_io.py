@@ -181,6 +181,8 @@ def run_search(
     )
     result = g.session().search(q, root_only=root_only)
     warn(result.warnings)
+    for note in result.notes:
+        sys.stderr.write(f"rolebook: note: {note}\n")
     if as_json:
         print_json({"query": query, "total": result.total, "hits": [h.to_dict() for h in result.hits]})
     else:

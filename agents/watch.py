@@ -23,28 +23,30 @@ INTERRUPTED = 130  # 128 + SIGINT, as a shell reports it
 
 
 class Shown:
-    """A `progress.Watcher` writing to a stream: a bar on a terminal, else a line a stage."""
+    """A `progress.Watcher` writing to a stream (None: whatever sys.stderr is when it
+    writes): a bar on a terminal, else a line a stage."""
 
-    def __init__(self, stream: IO[str], terminal: bool | None = None):
+    def __init__(self, stream: IO[str] | None = None, terminal: bool | None = None):
         self.stream = stream
-        self.terminal = stream.isatty() if terminal is None else terminal
+        self.terminal = terminal
         self.bar: Any = None  # rich's Progress, once a job shown on a terminal starts
         self.tasks: dict[int, Any] = {}
         self.pause = _pause_point()
 
     def changed(self, job: Job, stage: Stage | None, event: str) -> None:
         if job.shown and stage is not None:
-            if self.terminal:
-                self._draw(stage, event)
+            out = self.stream or sys.stderr
+            if self.bar is not None or (self.terminal if self.terminal is not None else out.isatty()):
+                self._draw(out, stage, event)
             elif event == "start" and stage.says:
-                self.stream.write(f"rolebook: {stage.says}\n")
-                self.stream.flush()
+                out.write(f"rolebook: {stage.says}\n")
+                out.flush()
         if event == "end" and self.bar is not None and progress.under_way() is job:
             self.close()
         if event == "finish" and stage is not None and self.pause and self.pause[:2] == (job.name, stage.name):
             _wait(self.pause[2])
 
-    def _draw(self, stage: Stage, event: str) -> None:
+    def _draw(self, out: IO[str], stage: Stage, event: str) -> None:
         if self.bar is None:
             from rich.console import Console
             from rich.progress import (
@@ -56,7 +58,7 @@ class Shown:
                 TimeRemainingColumn,
             )
 
-            console = Console(file=self.stream, force_terminal=True)
+            console = Console(file=out, force_terminal=True)
             self.bar = Progress(
                 SpinnerColumn(),
                 TextColumn("{task.description}"),
@@ -109,7 +111,7 @@ _shown: Shown | None = None
 def start() -> None:
     """Show long work on stderr from now on."""
     global _shown
-    _shown = Shown(sys.stderr)
+    _shown = Shown()
     progress.watch(_shown)
 
 

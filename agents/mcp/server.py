@@ -256,10 +256,15 @@ def build(root: Path | None = None, scope: str | None = None, session: str | Non
         found = (await where.session(ctx)).search(q, root_only=root_only)
         for warning in found.warnings:
             sys.stderr.write(f"rolebook mcp: warning: {warning}\n")
-        around = {"query": query, "total": found.total}
+        around: dict[str, Any] = {"query": query, "total": found.total}
+        note = " ".join(found.notes)  # how the answer was made (meaning still catching up)
+        if note:
+            around["note"] = note
         lines, hits = [h.line() for h in found.hits], [_hit(h) for h in found.hits]
-        text, hits = _fit(lines, hits, budget, "hits", found.total, around)
-        return _result(text or "no match", {**around, "hits": hits})
+        # the note goes into the text too: its room comes out of the budget first
+        text, hits = _fit(lines, hits, budget - (len(note) + 8) // 4 if note else budget, "hits", found.total, around)
+        text = "\n".join(t for t in (text or "no match", f"note: {note}" if note else "") if t)
+        return _result(text, {**around, "hits": hits})
 
     @server.tool(annotations=WRITES)
     @tool_errors

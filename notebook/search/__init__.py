@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:  # what type checkers see; at run time each name loads on first use
     from .query import STATUSES, Query
     from .render import SearchResult, render_hits
-    from .retrieval import candidates, search_roots
+    from .retrieval import candidates, embed_all, search_roots
     from .vocabulary import names
 
 # Loaded on first use: importing one name (the read path does) does not import every module.
@@ -22,6 +22,7 @@ _WHERE = {
     "SearchResult": "render",
     "render_hits": "render",
     "candidates": "retrieval",
+    "embed_all": "retrieval",
     "search_roots": "retrieval",
     "names": "vocabulary",
 }
@@ -31,6 +32,7 @@ __all__ = [
     "Query",
     "SearchResult",
     "candidates",
+    "embed_all",
     "names",
     "render_hits",
     "search_roots",
