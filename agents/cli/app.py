@@ -82,6 +82,14 @@ _print_json = print_json
 JsonOpt = Annotated[bool, typer.Option("--json", help="One JSON document on stdout, for scripts and agents.")]
 
 
+def _version(given: bool) -> None:
+    if given:
+        from rolebook import __version__
+
+        print(f"rolebook {__version__}")
+        raise typer.Exit(0)
+
+
 @app.callback()
 def _main(
     ctx: typer.Context,
@@ -98,6 +106,12 @@ def _main(
     session: Annotated[
         str | None, typer.Option("--session", envvar="ROLEBOOK_SESSION", help="A session id, kept on every record.")
     ] = None,
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version", "-V", is_eager=True, expose_value=False, callback=_version, help="Print the version and exit."
+        ),
+    ] = False,
 ) -> None:
     ctx.obj = begin(root, as_role, session)
 
