@@ -214,7 +214,9 @@ def _run_export(session: Session, path: Path, role: str | None, dry_run: bool, s
         if dry_run:
             report.notes.append("a dry run of a rolebook export counts its archive lines; none are compared")
         return report
+    work = _job([(name, len(bundle.lines.get(name, []))) for name in roles])
     for name in roles:
+        stage = work.start(name, f"importing {len(bundle.lines.get(name, [])):,} records into {name}")
         text = bundle.notebooks.get(name)
         done = restore(session.layout, name, text, bundle.lines.get(name, []), session.who)
         rr = RoleReport(name, items=done.appended, already=done.already)
@@ -228,7 +230,9 @@ def _run_export(session: Session, path: Path, role: str | None, dry_run: bool, s
             rr.entries, rr.pruned = len(result.added), result.count("pruned")
             rr.already += len(result.duplicates)
             rr.notebook = "entries merged into the notebook there"
+        stage.finish()
         report.roles.append(rr)
+    work.finish()
     report.written = True
     return report
 

@@ -141,3 +141,14 @@ def test_off_a_terminal_only_a_job_long_enough_is_shown(shown: bool) -> None:
     finally:
         progress.watch(None)
     assert lines.getvalue() == ("rolebook: importing 10 records into coder\n" if shown else "")
+
+
+def test_ctrl_c_while_restoring_an_export_names_the_roles_restored(tmp_path: Path) -> None:
+    first = tmp_path / "first"
+    assert rolebook(first, "import", "markdown", str(lessons(tmp_path / "src", {"coder": 25, "qa": 4}))).returncode == 0
+    backup = tmp_path / "backup.jsonl"
+    assert rolebook(first, "export", "-o", str(backup)).returncode == 0
+    stopped = interrupted_at(tmp_path / "second", "import/coder", "import", "rolebook", str(backup))
+    assert stopped.returncode == 130
+    last = stopped.stderr.splitlines()[-1]  # coder's archive: its 25 entries added, 5 of them pruned since
+    assert last.startswith("rolebook: interrupted: coder 30 records written, qa not started;")
