@@ -159,6 +159,9 @@ def job(
     """A job begins, its stages (name, total) known; told to the watcher."""
     work = Job(name, unit, verb, then, kept, shown)
     work.stages = [Stage(work, n, total) for n, total in stages]
+    # a job of this kind begun again: the earlier one ended without saying so (an error
+    # left it, and the work is being retried)
+    _jobs[:] = [j for j in _jobs if j.name != name]
     _jobs.append(work)
     _tell(work, None, "begin")
     return work

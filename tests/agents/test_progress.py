@@ -152,3 +152,12 @@ def test_ctrl_c_while_restoring_an_export_names_the_roles_restored(tmp_path: Pat
     assert stopped.returncode == 130
     last = stopped.stderr.splitlines()[-1]  # coder's archive: its 25 entries added, 5 of them pruned since
     assert last.startswith("rolebook: interrupted: coder 30 records written, qa not started;")
+
+
+def test_a_job_left_by_an_error_gives_way_to_the_same_job_begun_again() -> None:
+    progress.watch(None)
+    progress.job("index", [("coder", 10)], unit="bytes", verb="indexed", then="")
+    again = progress.job("index", [("coder", 10)], unit="bytes", verb="indexed", then="")
+    assert progress.under_way() is again
+    again.finish()
+    assert progress.under_way() is None
