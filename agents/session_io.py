@@ -184,7 +184,10 @@ def run_search(
     for note in result.notes:
         sys.stderr.write(f"rolebook: note: {note}\n")
     if as_json:
-        print_json({"query": query, "total": result.total, "hits": [h.to_dict() for h in result.hits]})
+        data: dict[str, Any] = {"query": query, "total": result.total, "hits": [h.to_dict() for h in result.hits]}
+        if result.notes:
+            data["notes"] = list(result.notes)
+        print_json(data)
     else:
         lines = render_hits(result, budget)
         if lines:

@@ -7,6 +7,7 @@ counts below do not depend on the machine's speed."""
 from __future__ import annotations
 
 import importlib.util
+import json
 import re
 from pathlib import Path
 from typing import Any
@@ -91,8 +92,10 @@ def test_the_command_line_says_so_on_stderr_and_doctor_repair_embeds_the_rest(
     notes = [line for line in err.splitlines() if line.startswith("rolebook: note: ")]
     assert [ready(n.removeprefix("rolebook: note: ")) for n in notes] == [(STEP, RECORDS)]
     assert notes[0].endswith("a few at each search; `rolebook doctor --repair` embeds them all)")
+    code, out, _ = rb(root, "search", "zanzibar crane", "--json")
+    assert code == 0 and [ready(n) for n in json.loads(out)["notes"]] == [(2 * STEP, RECORDS)]
     code, _, err = rb(root, "doctor", "--repair")
-    assert f"rolebook: embedded {RECORDS - STEP} records with " in err
+    assert f"rolebook: embedded {RECORDS - 2 * STEP} records with " in err
     code, out, err = rb(root, "search", "zanzibar crane")
     assert code == 0 and "zanzibar" in out.splitlines()[0] and "note:" not in err
 
