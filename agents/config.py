@@ -353,16 +353,22 @@ def _say_once(message: str) -> None:
         sys.stderr.write(f"rolebook: {message}\n")
 
 
-def embed_budget(default: float) -> float:
+#: By meaning, seconds one search (or session start) may spend embedding records that
+#: have no vector yet; the others are found by keywords meanwhile, and the answer says so.
+#: A 50,000-record import embeds for minutes: no agent waits that long for a search.
+EMBED_SECONDS = 2.0
+
+
+def embed_budget() -> float:
     """ROLEBOOK_EMBED_SECONDS: how long one search may spend giving records their vectors
-    (0: one step of a few records), else `default`.
+    (0: one step of a few records), else EMBED_SECONDS.
 
     Raises:
         InputError: not a number of seconds.
     """
     value = os.environ.get("ROLEBOOK_EMBED_SECONDS", "").strip()
     if not value:
-        return default
+        return EMBED_SECONDS
     try:
         seconds = float(value)
     except ValueError:

@@ -38,10 +38,6 @@ if TYPE_CHECKING:
 
 #: How many archive hits `start` looks at for a task before the budget cuts them.
 TASK_HITS = 10
-#: By meaning, seconds one search (or session start) may spend embedding records that
-#: have no vector yet; the others are found by keywords meanwhile, and the answer says so.
-#: A 50,000-record import embeds for minutes: no agent waits that long for a search.
-EMBED_SECONDS = 2.0
 SECTIONS = ("mistakes", "learnings", "feedback", "session_log")
 
 
@@ -53,8 +49,7 @@ class Session:
     unless the config asks for meaning: loading a model costs seconds there);
     `review` judges at promotion and for rule violations found in a review; `dedup`
     refuses a stored item that says the same as one already kept (None: equal only).
-    `mode` is the search mode (None: hybrid when the semantic extra loads `model`);
-    `embed_seconds` how long a search may spend giving records their vectors.
+    `mode` is the search mode (None: hybrid when the semantic extra loads `model`).
     """
 
     layout: Layout
@@ -73,7 +68,7 @@ class Session:
     shared: tuple[tuple[str, Session], ...] = ()
     share_mistakes: tuple[str, ...] = ()
     repo: str = ""
-    embed_seconds: float = EMBED_SECONDS
+    embed_seconds: float | None = None  # by meaning, per search (config.embed_budget); None: all first
 
     @property
     def who(self) -> Writer:
@@ -215,13 +210,6 @@ class Session:
         if query.embed_budget is None:
             query = replace(query, embed_budget=self.embed_seconds)
         return search_roots(self.roots(root_only), query, model=self.model)
-
-    def embed(self) -> tuple[str, int] | None:
-        """Give every record of this root its vector now, when this session searches by
-        meaning: (the model, how many were embedded); None when it does not."""
-        from rolebook.notebook.search import embed_all
-
-        return embed_all(self.layout, self.mode, self.model)
 
     def recall(self, command: str, error: str, role: str | None = None) -> SearchResult | None:
         """Past lessons that match a failed command and its error, an event logged for this
@@ -396,7 +384,7 @@ def open_session(config: Config, writer: Writer | None = None) -> Session:
 
     mode = search_mode(config)
     model = os.environ.get("ROLEBOOK_MODEL") or config.model
-    embed_seconds = embed_budget(EMBED_SECONDS)
+    embed_seconds = embed_budget()
     review: Judge = keyword_same_mistake
     dedup: Judge | None = None
     if mode != "keyword" and (model or semantic.available()):

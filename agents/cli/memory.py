@@ -153,9 +153,13 @@ def doctor_cmd(
     g = _globals(ctx)
     config = g.config()
     report = diagnose(config.layout, config.limits, repair, g.writer(), config.rules_file)
-    embedded = g.session(config).embed() if repair else None
-    if embedded is not None and embedded[1]:
-        sys.stderr.write(f"rolebook: embedded {embedded[1]:,} records with {embedded[0]}\n")
+    if repair:  # the vectors searches by meaning give records a few seconds at a time: all of them
+        from rolebook.notebook.search import embed_all
+
+        session = g.session(config)
+        embedded = embed_all(config.layout, session.mode, session.model)
+        if embedded is not None and embedded[1]:
+            sys.stderr.write(f"rolebook: embedded {embedded[1]:,} records with {embedded[0]}\n")
     if as_json:
         _print_json(report.to_dict())
     else:
