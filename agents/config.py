@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from rolebook.notebook import ConfigError, Limits
+from rolebook.notebook import ConfigError, InputError, Limits
 from rolebook.notebook.model import is_role
 from rolebook.notebook.store import Layout
 
@@ -351,3 +351,28 @@ def _say_once(message: str) -> None:
     if message not in _said:
         _said.add(message)
         sys.stderr.write(f"rolebook: {message}\n")
+
+
+#: By meaning, seconds one search (or session start) may spend embedding records that
+#: have no vector yet; the others are found by keywords meanwhile, and the answer says so.
+#: A 50,000-record import embeds for minutes: no agent waits that long for a search.
+EMBED_SECONDS = 2.0
+
+
+def embed_budget() -> float:
+    """ROLEBOOK_EMBED_SECONDS: how long one search may spend giving records their vectors
+    (0: one step of a few records), else EMBED_SECONDS.
+
+    Raises:
+        InputError: not a number of seconds.
+    """
+    value = os.environ.get("ROLEBOOK_EMBED_SECONDS", "").strip()
+    if not value:
+        return EMBED_SECONDS
+    try:
+        seconds = float(value)
+    except ValueError:
+        seconds = -1.0
+    if not seconds >= 0:  # a negative number, nan
+        raise InputError(f"ROLEBOOK_EMBED_SECONDS is {value!r}: give a number of seconds, e.g. 2")
+    return seconds

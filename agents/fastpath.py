@@ -70,6 +70,10 @@ def call(name: str, g: Globals, values: Mapping[str, Any], ignored: Sequence[str
     except RolebookError as exc:
         sys.stderr.write(f"rolebook: {shown(str(exc))}\n")
         return exc.exit_code
+    except KeyboardInterrupt:
+        from .watch import interrupted
+
+        return interrupted()
 
 
 def run(argv: Sequence[str]) -> int | None:

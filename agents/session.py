@@ -70,6 +70,7 @@ class Session:
     shared: tuple[tuple[str, Session], ...] = ()
     share_mistakes: tuple[str, ...] = ()
     repo: str = ""
+    embed_seconds: float | None = None  # by meaning, per search (config.embed_budget); None: all first
 
     @property
     def who(self) -> Writer:
@@ -235,6 +236,8 @@ class Session:
 
         if query.mode is None:
             query = replace(query, mode=self.mode)
+        if query.embed_budget is None:
+            query = replace(query, embed_budget=self.embed_seconds)
         return search_roots(self.roots(root_only), query, model=self.model)
 
     def recall(self, command: str, error: str, role: str | None = None) -> SearchResult | None:
@@ -399,10 +402,11 @@ def open_session(config: Config, writer: Writer | None = None) -> Session:
     from rolebook.notebook.search import semantic
     from rolebook.rules import meaning_judge
 
-    from .config import search_mode, shared_configs
+    from .config import embed_budget, search_mode, shared_configs
 
     mode = search_mode(config)
     model = os.environ.get("ROLEBOOK_MODEL") or config.model
+    embed_seconds = embed_budget()
     review: Judge = keyword_same_mistake
     dedup: Judge | None = None
     if mode != "keyword" and (model or semantic.available()):
@@ -427,6 +431,7 @@ def open_session(config: Config, writer: Writer | None = None) -> Session:
             shared,
             share,
             config.root.name,
+            embed_seconds,
         )
 
     return session(config, tuple((r.name, session(c)) for r, c in shared_configs(config)))

@@ -57,7 +57,10 @@ def begin(root: Path | None, as_role: str | None, session: str | None) -> Global
     """What every command starts with: its global options, and slow work told on stderr."""
     from rolebook.notebook import progress
 
+    from . import watch
+
     progress.listen(lambda message: sys.stderr.write(f"rolebook: {message}\n"))
+    watch.start()
     return Globals(root, as_role, session)
 
 
@@ -184,8 +187,13 @@ def run_search(
     )
     result = g.session().search(q, root_only=root_only)
     warn(result.warnings)
+    for note in result.notes:
+        sys.stderr.write(f"rolebook: note: {note}\n")
     if as_json:
-        print_json({"query": query, "total": result.total, "hits": [h.to_dict() for h in result.hits]})
+        data: dict[str, Any] = {"query": query, "total": result.total, "hits": [h.to_dict() for h in result.hits]}
+        if result.notes:
+            data["notes"] = list(result.notes)
+        print_json(data)
     else:
         lines = render_hits(result, budget)
         if lines:

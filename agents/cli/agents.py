@@ -75,7 +75,7 @@ def integrate_cmd(
     \b
     Example:  rolebook integrate claude --role coder
     """
-    from ..integrations import apply, plan
+    from ..integrations import apply, next_step, plan
 
     g = _globals(ctx)
     root = g.root.absolute() if g.root else find_root()
@@ -91,7 +91,9 @@ def integrate_cmd(
             print(f"--- {rel} ({p.what}) would become:\n{p.after}")
         elif p.changed:
             print(f"{'created' if p.before is None else 'updated'} {rel}: {p.what}")
-    if not done:
+    if done:  # said once, when the files change: the step the agent CLI still asks of the user
+        print(f"next: {next_step(agent, root, role)}")
+    else:
         print(f"{agent}: already integrated, nothing to change")
     for line in _team_rules_lines(agent, load_config(root)):
         print(line)

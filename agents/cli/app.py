@@ -54,7 +54,8 @@ def hot(name: str) -> Callable[[F], F]:
 
 
 def _errors(fn: F) -> F:
-    """Turn a RolebookError into one line on stderr and its exit code."""
+    """Turn a RolebookError into one line on stderr and its exit code, and Ctrl-C into a
+    line saying what was done (exit 130)."""
 
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
@@ -63,6 +64,10 @@ def _errors(fn: F) -> F:
         except RolebookError as exc:
             sys.stderr.write(f"rolebook: {shown(str(exc))}\n")
             raise typer.Exit(exc.exit_code) from None
+        except KeyboardInterrupt:
+            from ..watch import interrupted
+
+            raise typer.Exit(interrupted()) from None
 
     return wrapper  # type: ignore[return-value]
 
@@ -76,6 +81,14 @@ def _say_redacted(kinds: Sequence[str]) -> None:
 _print_json = print_json
 
 JsonOpt = Annotated[bool, typer.Option("--json", help="One JSON document on stdout, for scripts and agents.")]
+
+
+def _version(given: bool) -> None:
+    if given:
+        from rolebook import __version__
+
+        print(f"rolebook {__version__}")
+        raise typer.Exit(0)
 
 
 @app.callback()
@@ -94,6 +107,12 @@ def _main(
     session: Annotated[
         str | None, typer.Option("--session", envvar="ROLEBOOK_SESSION", help="A session id, kept on every record.")
     ] = None,
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version", "-V", is_eager=True, expose_value=False, callback=_version, help="Print the version and exit."
+        ),
+    ] = False,
 ) -> None:
     ctx.obj = begin(root, as_role, session)
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Annotated
 
@@ -141,7 +142,9 @@ def doctor_cmd(
     --repair rebuilds the derived state, removes temp files killed writers left, and
     finishes writes a crash cut short: the only change it makes to a notebook, which it
     keeps first under the derived folder's backup/ (with --as ROLE, that role's only).
-    It never changes an archive. Exit 0 when healthy, 1 when something is reported.
+    It never changes an archive. With the semantic extra it also gives every record its
+    vector (searches do that a few seconds at a time). Exit 0 when healthy, 1 when
+    something is reported.
 
     \b
     Example:  rolebook doctor --repair
@@ -151,6 +154,13 @@ def doctor_cmd(
     g = _globals(ctx)
     config = g.config()
     report = diagnose(config.layout, config.limits, repair, g.writer(), config.rules_file)
+    if repair:  # the vectors searches by meaning give records a few seconds at a time: all of them
+        from rolebook.notebook.search import embed_all
+
+        session = g.session(config)
+        embedded = embed_all(config.layout, session.mode, session.model)
+        if embedded is not None and embedded[1]:
+            sys.stderr.write(f"rolebook: embedded {embedded[1]:,} records with {embedded[0]}\n")
     if as_json:
         _print_json(report.to_dict())
     else:

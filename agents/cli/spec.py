@@ -68,7 +68,9 @@ def generate() -> dict[str, Any]:
     spec: dict[str, Any] = {
         "generated_by": "python -m rolebook.agents.cli.spec",
         "help": sorted(group.get_help_option_names(ctx)),
-        "globals": [_param(p) for p in group.params],
+        # an option that ends the command line (--version) is left out: given, the fast
+        # path meets an option it does not know and leaves the line to typer
+        "globals": [_param(p) for p in group.params if p.expose_value],
         "commands": {},
     }
     for name in COMMANDS:

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from rolebook.notebook import Entry, InputError
+from rolebook.notebook import Entry, InputError, progress
 from rolebook.notebook.model import entry_id
 from rolebook.notebook.store import (
     ArchiveRecord,
@@ -119,6 +119,7 @@ def run(session: Session, fmt: str, path: Path, role: str | None, dry_run: bool,
     if (report.problems and not skip_bad) or not plans:
         return report
     layout = session.layout
+    work = None if dry_run else _job(sorted((n, len(p.entries) + len(p.keeps)) for n, p in plans.items()))
     for name, plan in sorted(plans.items()):
         rr = RoleReport(name)
         if dry_run:
@@ -129,17 +130,36 @@ def run(session: Session, fmt: str, path: Path, role: str | None, dry_run: bool,
             rr.entries, rr.items = len(fresh_entries), len(fresh_items)
             rr.already = len(ids) - rr.entries - rr.items
         else:
+            assert work is not None
+            stage = work.start(name, f"importing {len(plan.entries) + len(plan.keeps):,} records into {name}")
             if plan.entries:
                 result = session.end(name, plan.entries, fields=plan.fields).result
                 rr.entries, rr.pruned = len(result.added), result.count("pruned")
                 rr.already += len(result.duplicates)
+                stage.advance(len(plan.entries))
             if plan.keeps:
                 records, already = keep(layout, name, plan.keeps, session.who)
                 rr.items = len(records)
                 rr.already += already
+                stage.advance(len(plan.keeps))
+            stage.finish()
         report.roles.append(rr)
+    if work is not None:
+        work.finish()
     report.written = not dry_run
     return report
+
+
+def _job(stages: list[tuple[str, int]]) -> progress.Job:
+    """An import as a job of one stage a role, counted in records as they are written."""
+    return progress.job(
+        "import",
+        stages,
+        unit="records",
+        verb="written",
+        then="run the import again to finish, it is idempotent",
+        shown=sum(n for _, n in stages) >= progress.BIG_IMPORT_RECORDS,
+    )
 
 
 def _plan(source: Source, fmt: str, role: str | None) -> dict[str, _Plan]:
@@ -194,7 +214,9 @@ def _run_export(session: Session, path: Path, role: str | None, dry_run: bool, s
         if dry_run:
             report.notes.append("a dry run of a rolebook export counts its archive lines; none are compared")
         return report
+    work = _job([(name, len(bundle.lines.get(name, []))) for name in roles])
     for name in roles:
+        stage = work.start(name, f"importing {len(bundle.lines.get(name, [])):,} records into {name}")
         text = bundle.notebooks.get(name)
         done = restore(session.layout, name, text, bundle.lines.get(name, []), session.who)
         rr = RoleReport(name, items=done.appended, already=done.already)
@@ -208,7 +230,9 @@ def _run_export(session: Session, path: Path, role: str | None, dry_run: bool, s
             rr.entries, rr.pruned = len(result.added), result.count("pruned")
             rr.already += len(result.duplicates)
             rr.notebook = "entries merged into the notebook there"
+        stage.finish()
         report.roles.append(rr)
+    work.finish()
     report.written = True
     return report
 

@@ -4,6 +4,6 @@ integrate AGENT` writes for it), and the Anthropic API's memory tool backed by r
 
 from __future__ import annotations
 
-from .common import AGENTS, Planned, apply, plan
+from .common import AGENTS, Planned, apply, next_step, plan
 
-__all__ = ["AGENTS", "Planned", "apply", "plan"]
+__all__ = ["AGENTS", "Planned", "apply", "next_step", "plan"]

@@ -35,6 +35,15 @@ def plan(root: Path, role: str | None) -> list[Planned]:
     ]
 
 
+def next_step(root: Path, role: str | None) -> str:
+    """What the user still does: Claude Code runs a project's hooks once its folder is
+    trusted, and a server from .mcp.json once approved (it asks at the first start)."""
+    return (
+        f"start `claude` in {root} and accept both prompts: trust this folder (its hooks run then) "
+        "and use the rolebook MCP server from .mcp.json (later: approve it in /mcp)"
+    )
+
+
 def raise_role() -> None:
     from rolebook.notebook import InputError
 

@@ -38,6 +38,16 @@ def plan(root: Path, role: str | None) -> list[Planned]:
     return [*planned, ensure_block(root / "AGENTS.md", protocol_for(role), "memory protocol")]
 
 
+def next_step(root: Path, role: str | None) -> str:
+    """What the user still does: Codex reads .codex/ only in a trusted project, and runs
+    a hook only once the user trusted it (`/hooks`)."""
+    step = (
+        f'trust {root} when `codex` asks at its first start there (or set trust_level = "trusted" '
+        "for it under [projects] in ~/.codex/config.toml): Codex reads .codex/ only in a trusted project"
+    )
+    return step + ("; then trust rolebook's three hooks in /hooks" if role else "")
+
+
 def _with_server(path: Path, text: str, role: str | None) -> str:
     """The config with rolebook's MCP server set, every other byte as it was (tomlkit edits
     in place: comments, order, inline or standard tables), parsed back by tomllib, the

@@ -226,6 +226,14 @@ def plan(agent: str, root: Path, role: str | None) -> list[Planned]:
     return planned
 
 
+def next_step(agent: str, root: Path, role: str | None) -> str:
+    """The one step the user must still take in the agent CLI before it uses what
+    `integrate` wrote (trust the folder, approve the MCP server or the hooks)."""
+    module = importlib.import_module(f"{__package__}.{agent}")
+    step: str = module.next_step(root, role)
+    return step
+
+
 def apply(planned: list[Planned]) -> list[Planned]:
     """Write what changed; returns those edits."""
     done = [p for p in planned if p.changed]

@@ -47,6 +47,15 @@ def _add_hooks(role: str) -> Any:
     return change
 
 
+def next_step(root: Path, role: str | None) -> str:
+    """What the user still does: Copilot CLI reads a repository's MCP servers and hooks
+    only in a folder the user trusts; it asks at the start of each session until told to remember."""
+    return (
+        f'start `copilot` in {root} and choose "Yes, and remember this folder for future sessions": '
+        "Copilot CLI reads .mcp.json and .github/hooks/ only in a trusted folder"
+    )
+
+
 def plan(root: Path, role: str | None) -> list[Planned]:
     entry = mcp_entry(role, type="stdio")
     entry["tools"] = ["*"]

@@ -8,6 +8,11 @@ from pathlib import Path
 from .common import Planned, json_edit, mcp_entry, protocol_for, read, set_mcp_server
 
 
+def next_step(root: Path, role: str | None) -> str:
+    """What the user still does: switch the project's server on where Cursor lists MCP servers."""
+    return f"open {root} in Cursor and check that the rolebook server is switched on in its MCP settings"
+
+
 def plan(root: Path, role: str | None) -> list[Planned]:
     rule = root / ".cursor/rules/rolebook.mdc"
     before = read(rule)

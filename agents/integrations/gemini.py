@@ -37,6 +37,15 @@ def hook_commands(role: str) -> dict[str, tuple[str | None, str]]:
     }
 
 
+def next_step(root: Path, role: str | None) -> str:
+    """What the user still does: Gemini CLI reads a project's settings (the MCP server,
+    the hooks) only in a trusted folder; it asks at the first start there."""
+    return (
+        f'start `gemini` in {root} and choose "Trust folder": Gemini CLI reads .gemini/settings.json '
+        "only in a trusted folder (later: /permissions)"
+    )
+
+
 def plan(root: Path, role: str | None) -> list[Planned]:
     changes = [set_mcp_server("mcpServers", mcp_entry(role))]
     comments = [("mcpServers", "rolebook")]

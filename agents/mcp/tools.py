@@ -146,7 +146,12 @@ def search(
     )
     found = session.search(q, root_only=root_only)
     _warn(found.warnings)
-    around = {"query": query, "total": found.total}
+    around: dict[str, Any] = {"query": query, "total": found.total}
+    note = shown(" ".join(found.notes))  # how the answer was made (meaning still catching up)
+    if note:
+        around["note"] = note
     lines, hits = [h.line() for h in found.hits], [_hit(h) for h in found.hits]
-    text, hits = fit(lines, hits, budget, "hits", found.total, around)
-    return text or "no match", {**around, "hits": hits}
+    # the note goes into the text too: its room comes out of the budget first
+    text, hits = fit(lines, hits, budget - (len(note) + 8) // 4 if note else budget, "hits", found.total, around)
+    text = "\n".join(t for t in (text or "no match", f"note: {note}" if note else "") if t)
+    return text, {**around, "hits": hits}

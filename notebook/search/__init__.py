@@ -14,7 +14,7 @@ if TYPE_CHECKING:  # what type checkers see; at run time each name loads on firs
     from .failure import bounded, failure_of
     from .query import STATUSES, Query
     from .render import SearchResult, render_hits, render_within
-    from .retrieval import candidates, search_roots
+    from .retrieval import candidates, embed_all, search_roots
     from .vocabulary import names
 
 # Loaded on first use: importing one name (the read path does) does not import every module.
@@ -29,6 +29,7 @@ _WHERE = {
     "render_hits": "render",
     "render_within": "render",
     "candidates": "retrieval",
+    "embed_all": "retrieval",
     "search_roots": "retrieval",
     "names": "vocabulary",
 }
@@ -39,6 +40,7 @@ __all__ = [
     "SearchResult",
     "bounded",
     "candidates",
+    "embed_all",
     "failure_of",
     "names",
     "render_hits",

@@ -42,10 +42,14 @@ def search_meaning(layout: Layout, query: Query, model: Any, mode: str, today: d
     with Index(layout) as index:
         warnings = refresh(layout, index)
         vectors = Vectors(layout.vectors, model)
-        embed_new(index, vectors)
+        _, left = embed_new(index, vectors, query.embed_budget)
         ids = vectors.ids()
         sims = vectors.matrix() @ model.encode([query.text])[0] if ids else np.zeros(0, dtype=np.float32)
-        keyword = keyword_scores(index, query) if mode == "hybrid" else {}
+        keyword = keyword_scores(index, query) if mode == "hybrid" or left else {}
+        if mode != "hybrid":  # by meaning only: words count just for what has no vector yet
+            embedded = set(ids)
+            keyword = {did: k for did, k in keyword.items() if did not in embedded}
+        notes = (_partly(len(ids), left),) if left else ()
         where = filters_of(query)
         window = max(query.limit * 20, 200)
         while True:
@@ -65,10 +69,19 @@ def search_meaning(layout: Layout, query: Query, model: Any, mode: str, today: d
         if cos >= SEMANTIC_FLOOR or row[0] in keyword:
             matched.add(row[0])
     if not matched:  # nothing near enough: "no match", not the least unrelated documents
-        return SearchResult((), 0, tuple(warnings))
+        return SearchResult((), 0, tuple(warnings), notes=notes)
     # past the floor, the best `limit` are shown even where their cosine is below it
     shown = sorted(hits, key=lambda h: -h.score)[: query.limit]
-    return SearchResult(tuple(shown), min(max(len(matched), len(shown)), COUNT_CAP), tuple(warnings))
+    total = min(max(len(matched), len(shown)), COUNT_CAP)
+    return SearchResult(tuple(shown), total, tuple(warnings), notes=notes)
+
+
+def _partly(ready: int, left: int) -> str:
+    """The note on a search made while records still wait for their vectors."""
+    return (
+        f"searched by meaning over {ready:,} of {ready + left:,} records, by keywords over the other {left:,} "
+        "(they get their vectors a few at each search; `rolebook doctor --repair` embeds them all)"
+    )
 
 
 def keyword_scores(index: Index, query: Query) -> dict[str, float]:
@@ -103,9 +116,10 @@ def coverage(words: list[str], text: str) -> float:
     return found / len(words) if words else 0.0
 
 
-def embed_new(index: Index, vectors: Any) -> int:
+def embed_new(index: Index, vectors: Any, seconds: float | None = None) -> tuple[int, int]:
     """Give every indexed document a vector: the documents past the last mark, or all of
-    them when the index was rebuilt since. Returns how many were embedded."""
+    them when the index was rebuilt since; with `seconds`, only as many as that allows (one
+    step at least). Returns (how many were embedded, how many still wait)."""
     mark = vectors.folder / f"{vectors.model.key}.mark"
     try:
         seen_max, seen_count = (int(x) for x in mark.read_text(encoding="ascii").split())
@@ -115,9 +129,10 @@ def embed_new(index: Index, vectors: Any) -> int:
     if count != seen_count + newer:  # rebuilt or rows gone: look at everything
         seen_max = 0
     if count == seen_count and top == seen_max:
-        return 0
+        return 0, 0
     rows = lookups.texts_after(index, seen_max)
-    added = vectors.add((i, t) for i, t in rows if t)
-    vectors.folder.mkdir(parents=True, exist_ok=True)
-    mark.write_text(f"{top} {count}", encoding="ascii")
-    return int(added)
+    added, left = vectors.add(((i, t) for i, t in rows if t), seconds)
+    if not left:  # the mark moves only past documents that all have their vectors
+        vectors.folder.mkdir(parents=True, exist_ok=True)
+        mark.write_text(f"{top} {count}", encoding="ascii")
+    return int(added), int(left)

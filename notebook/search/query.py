@@ -46,6 +46,9 @@ class Query:
     skip_active_of: str | None = None  # a role whose notebook the reader already has
     rarest: int | None = None  # match on only this many of the query's rarest words
     mode: str | None = "keyword"  # keyword, semantic or hybrid; None: hybrid when the extra loads
+    # by meaning: seconds this search may spend giving vectors to records that have none
+    # yet (in steps, one at least; the rest are found by keywords); None: all of them first
+    embed_budget: float | None = None
 
 
 def check_query(text: str) -> tuple[str, str | None]:

@@ -79,6 +79,8 @@ class SearchResult:
     # keyword search: how many documents hold each of the query's words, and how many
     # documents there are (what ranking several roots on one scale needs)
     frequencies: tuple[tuple[int, ...], int] | None = None
+    # what the reader should know of how the answer was made (not a problem: a warning is)
+    notes: tuple[str, ...] = field(default=())
 
 
 def render_within(hits: tuple[Hit, ...], chars: int) -> list[str]:

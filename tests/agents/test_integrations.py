@@ -494,3 +494,29 @@ def test_copilot_hooks_are_written_and_answered_in_copilots_form(tmp_path: Path)
     ]
     assert answers[0].stdout == ""  # it fires after every command: only a failure recalls
     assert "chown it first" in json.loads(answers[1].stdout)["additionalContext"]
+
+
+#: the step each agent CLI still asks of the user, in words its own prompt uses
+NEXT_STEPS = {
+    "claude": ("start `claude` in ", "trust this folder", "rolebook MCP server from .mcp.json", "/mcp"),
+    "codex": ("trust ", 'trust_level = "trusted"', "~/.codex/config.toml", "trust rolebook's three hooks in /hooks"),
+    "gemini": ("start `gemini` in ", '"Trust folder"', ".gemini/settings.json", "/permissions"),
+    "copilot": ("start `copilot` in ", '"Yes, and remember this folder for future sessions"', ".github/hooks/"),
+    "cursor": ("open ", "switched on in its MCP settings"),
+}
+
+
+@pytest.mark.parametrize("agent", sorted(NEXT_STEPS))
+def test_integrate_names_the_one_step_the_agent_cli_still_asks_of_the_user_once(tmp_path: Path, agent: str) -> None:
+    code, out, _ = rb(tmp_path, "integrate", agent, "--role", "coder")
+    steps = [line for line in out.splitlines() if line.startswith("next: ")]
+    assert code == 0 and len(steps) == 1
+    assert str(tmp_path) in steps[0] and all(words in steps[0] for words in NEXT_STEPS[agent])
+    code, out, _ = rb(tmp_path, "integrate", agent, "--role", "coder")
+    assert code == 0 and "next: " not in out  # nothing written: nothing new to do
+
+
+def test_integrate_codex_without_a_role_asks_only_for_the_project_trust(tmp_path: Path) -> None:
+    code, out, _ = rb(tmp_path, "integrate", "codex")
+    (step,) = [line for line in out.splitlines() if line.startswith("next: ")]
+    assert code == 0 and "trust_level" in step and "/hooks" not in step

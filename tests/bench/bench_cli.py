@@ -1,5 +1,5 @@
 """Whole-process commands against `python -c pass`: read, recall, the session hooks, update,
-search and read --task.
+search, read --task and --version.
 
 Run by hand (never in CI): `python tests/bench/bench_cli.py [--runs 21] [--sizes 0,100000]`;
 `--rolebook PATH` (repeatable) times another installation too, interleaved (a checkout
@@ -98,6 +98,7 @@ COMMANDS: tuple[tuple[str, tuple[str, ...], str | None], ...] = (
     ("update", ("update", "coder", "-l", "bench learning {i}"), None),
     ("search", ("search", "npm caches"), None),
     ("task", ("read", "coder", "--task", "flaky deploys"), None),
+    ("version", ("--version",), None),  # alone on its line: no root
 )
 
 
@@ -122,7 +123,8 @@ def main() -> None:
                 base.append(timed([sys.executable, "-c", "pass"]))
                 for n, exe in enumerate(exes):
                     for name, argv, stdin in COMMANDS:
-                        cmd = [*exe, "--root", tmp, *(a.format(i=f"{n}-{i}") for a in argv)]
+                        at = [] if argv[0].startswith("-") else ["--root", tmp]
+                        cmd = [*exe, *at, *(a.format(i=f"{n}-{i}") for a in argv)]
                         hook_input = stdin.replace("{i}", f"{n}-{i}") if stdin else None
                         times.setdefault((n, name), []).append(timed(cmd, hook_input))
             b = statistics.median(base) * 1000

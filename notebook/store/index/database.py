@@ -127,8 +127,9 @@ class Index:
     def __exit__(self, *exc: object) -> None:
         self.db.close()
 
-    def sync(self, role: str) -> list[MalformedLine]:
-        """Read what was appended to the role's archive since the last sync.
+    def sync(self, role: str, stage: progress.Stage | None = None) -> list[MalformedLine]:
+        """Read what was appended to the role's archive since the last sync (counted on
+        `stage` in bytes as it goes).
 
         Returns the malformed lines met for the first time, to be reported once.
         """
@@ -155,8 +156,7 @@ class Index:
                 db.execute("DELETE FROM outcomes WHERE role=?", (role,))
                 db.execute("DELETE FROM groups WHERE role=?", (role,))
                 db.execute("DELETE FROM malformed WHERE role=?", (role,))
-            if size - offset > progress.BIG_ARCHIVE_BYTES:
-                progress.notice(f"indexing {(size - offset) / 1e6:.0f} MB of {path.name} (once; later reads are quick)")
+            read_from = offset
             bad: list[MalformedLine] = []
             rows: list[tuple[object, ...]] = []
             outcomes: dict[str, list[int]] = {}
@@ -172,6 +172,9 @@ class Index:
                 if len(rows) >= 5000:
                     db.executemany(UPSERT, rows)
                     rows.clear()
+                    if stage is not None:
+                        stage.advance(offset - read_from)
+                        read_from = offset
             db.executemany(UPSERT, rows)
             db.executemany("INSERT OR IGNORE INTO groups VALUES (?,?,?)", groups)
             db.executemany(
@@ -190,6 +193,20 @@ class Index:
         except BaseException:
             db.execute("ROLLBACK")
             raise
+
+    def pending(self, roles: Iterable[str]) -> dict[str, int]:
+        """Bytes of each role's archive not read yet (all of it when it was rewritten,
+        which sync tells apart later: this is an estimate for progress)."""
+        read = {r: (o, s) for r, o, s in self.db.execute("SELECT role, offset, size FROM sources")}
+        out = {}
+        for role in roles:
+            try:
+                size = self.layout.archive_path(role).stat().st_size
+            except FileNotFoundError:
+                continue
+            offset = read.get(role, (0, 0))[0]
+            out[role] = size - offset if size >= offset else size
+        return out
 
     def notebook_fresh(self, role: str, sig: tuple[int, int]) -> bool:
         row = self.db.execute("SELECT size, mtime_ns FROM notebooks WHERE role=?", (role,)).fetchone()
@@ -300,8 +317,16 @@ def refresh(layout: Layout, index: Index) -> list[str]:
 
     roles = layout.roles()
     warnings = []
+    work = _job(layout, index.pending(roles))
     for role in roles:
-        index.sync(role)
+        planned = work.planned(role) if work is not None else None
+        stage = None
+        if work is not None and planned is not None:
+            size = f"{(planned.total or 0) / 1e6:.0f} MB of {layout.archive_path(role).name}"
+            stage = work.start(role, f"indexing {size} (once; later reads are quick)")
+        index.sync(role, stage)
+        if stage is not None:
+            stage.finish()
         path = layout.notebook_path(role)
         try:
             st = path.stat()
@@ -324,7 +349,24 @@ def refresh(layout: Layout, index: Index) -> list[str]:
     if bad:
         more = f" ({len(bad) - 1} more: `rolebook doctor` lists them)" if len(bad) > 1 else ""
         warnings.append(f"{bad[0]}; skipped, left in the archive as it is{more}")
+    if work is not None:
+        work.finish()
     return warnings
+
+
+def _job(layout: Layout, pending: dict[str, int]) -> progress.Job | None:
+    """An index build as a job of one stage a role with archive lines to read (None: none)."""
+    if not any(pending.values()):
+        return None
+    return progress.job(
+        "index",
+        [(role, n) for role, n in pending.items() if n],
+        unit="bytes",
+        verb="indexed",
+        then="the index is derived: the next search builds the rest",
+        kept=False,  # a role's lines are indexed in one transaction: cut short, none are
+        shown=sum(pending.values()) > progress.BIG_ARCHIVE_BYTES,
+    )
 
 
 T = TypeVar("T")
