@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import pytest
 from rolebook.agents.cli import app
 from rolebook.agents.config import load_config
 from rolebook.agents.session import open_session
@@ -283,6 +284,7 @@ def corpus_root(base: Path) -> tuple[Path, Path]:
     return root, team
 
 
+@pytest.mark.slow
 def test_the_corpus_through_every_way_in_leaves_no_secret_in_any_file_and_benign_lines_as_they_were(
     tmp_path: Path,
 ) -> None:

@@ -118,6 +118,7 @@ def test_new_mistakes_are_shared_and_one_recurring_across_repositories_becomes_a
     assert json.loads(ok(team["app3"], "promote", "--shared", "--json"))["candidates"] == []
 
 
+@pytest.mark.load
 def test_concurrent_shares_from_several_processes_lose_nothing_and_add_nothing_twice(team: dict[str, Path]) -> None:
     ids = []
     for app in ("app1", "app2"):

@@ -247,6 +247,7 @@ def test_store_refuses_an_item_that_says_the_same(tmp_path: Path) -> None:
     assert code == 0
 
 
+@pytest.mark.slow
 def test_the_numpy_encoder_gives_the_vectors_sentence_transformers_gives() -> None:
     """Held to vectors sentence-transformers itself computed for these texts (recorded by
     tests/bench/record_reference_vectors.py with PyTorch's CPU build): no PyTorch here."""
