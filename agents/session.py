@@ -68,12 +68,14 @@ class Session:
     shared: tuple[tuple[str, Session], ...] = ()
     share_mistakes: tuple[str, ...] = ()
     repo: str = ""
+    # what an unscoped writer's records say they came through (a scoped `writer` says it itself)
+    source: str | None = None
 
     @property
     def who(self) -> Writer:
         from rolebook.notebook.store import Writer
 
-        return self.writer if self.writer is not None else Writer()
+        return self.writer if self.writer is not None else Writer(source=self.source)
 
     @property
     def rules_path(self) -> Path:
@@ -110,29 +112,35 @@ class Session:
         entries: Sequence[Entry],
         said: Sequence[str] = (),
         fields: Mapping[str, Mapping[str, Any]] | None = None,
+        supersedes: Sequence[str] = (),
     ) -> Recorded:
         """Add a session's entries: recurrence judged, limits applied, rule violations found,
         the alerts `read` shows refreshed. `said`: the texts as the writer gave them, to
         report which kinds of secret were redacted. `fields` (by entry id) go on the
-        entries' `added` records (an import's source).
+        entries' `added` records (an import's source, the code an entry cites). An entry
+        that reads like an order to the agent is flagged, never refused. `supersedes`:
+        ids of items these entries correct, retired in the same write.
 
         Raises:
-            InputError: no entries.
+            InputError: no entries. NoMatch: an id to supersede that nothing has.
         """
         import sqlite3
 
         from rolebook.notebook import InputError, RolebookError
-        from rolebook.notebook.store import Index, redactions, update
+        from rolebook.notebook.store import Index, flag_orders, redactions, update
         from rolebook.rules import find_violations, groups_of, recurrence_hook, refresh_alerts
 
         check_role(role)
         if not entries:
             raise InputError("nothing to add: no mistake, learning, feedback or session log entry was given")
-        result = update(self.layout, role, entries, self.limits, self.who, recurrence_hook(self.recurrence), fields)
+        fields, flagged = flag_orders(role, entries, fields)
+        hook = recurrence_hook(self.recurrence)
+        result = update(self.layout, role, entries, self.limits, self.who, hook, fields, supersedes)
         new = [(e.id(role), e.text) for e in result.added if e.section == "mistakes"]
         # the entries are written: from here on a problem is a warning, never a failure
         # (an agent told "error" would write them again, in other words)
-        warnings: list[str] = []
+        added = {e.id(role) for e in result.added}
+        warnings = [w for w in flagged if w[1 : w.index(" ")] in added]
         try:
             broken = find_violations(self.layout, self.rules_path, role, new, self.recurrence)
         except RolebookError as exc:
@@ -264,11 +272,17 @@ class Session:
             "no shared root: name one in rolebook.yaml, e.g. shared_roots: [{name: team, path: ../knowledge}]"
         )
 
-    def store(self, role: str, category: str, text: str, tags: Sequence[str] = ()) -> StoreResult:
-        """Keep an item in long-term memory, unless one that says the same is there."""
-        from rolebook.notebook.store import store
+    def store(
+        self, role: str, category: str, text: str, tags: Sequence[str] = (), fields: Mapping[str, Any] | None = None
+    ) -> StoreResult:
+        """Keep an item in long-term memory, unless one that says the same is there.
+        `fields` go on its record (the code it cites)."""
+        from rolebook.notebook.store import reads_as_order, store
 
-        return store(self.layout, check_role(role), category, text, list(tags), self.who, same=self.dedup)
+        kept = dict(fields or {})
+        if reads_as_order(text) is not None:
+            kept["flag"] = "order"  # flagged, never refused (the record says so, `audit` shows it)
+        return store(self.layout, check_role(role), category, text, list(tags), self.who, None, self.dedup, kept)
 
     def log(
         self,
@@ -365,14 +379,15 @@ class Session:
         return rule_report(self.layout, self.rules_path, rule, self.review)
 
 
-def open_session(config: Config, writer: Writer | None = None) -> Session:
+def open_session(config: Config, writer: Writer | None = None, source: str | None = None) -> Session:
     """The session API over this root, with the judgements and the search mode chosen
     once, here, from the config and the environment (nothing below reads either).
 
     With the semantic extra and a mode other than keyword, promotion and `store` dedup
     judge by meaning too (the model loads only when a pair first needs it). Loading it
     costs seconds, so the write that ends every session judges recurrence by meaning
-    only when the mode asks for semantic or hybrid outright.
+    only when the mode asks for semantic or hybrid outright. `source`: what the records
+    of an unscoped writer (`writer` None) say they came through (`cli`, `mcp`...).
     """
     from rolebook.notebook.search import semantic
     from rolebook.rules import meaning_judge
@@ -403,6 +418,7 @@ def open_session(config: Config, writer: Writer | None = None) -> Session:
             shared,
             share,
             config.root.name,
+            source,
         )
 
     return session(config, tuple((r.name, session(c)) for r, c in shared_configs(config)))

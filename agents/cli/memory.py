@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Annotated
 
@@ -63,18 +64,27 @@ def store_cmd(
     category: Annotated[str, typer.Argument(help="A long-term category, e.g. rejected_designs.")],
     text: Annotated[str, typer.Argument(help="The item.")],
     tag: Annotated[list[str] | None, typer.Option("--tag", help="A tag (repeatable, or comma-separated).")] = None,
+    cite: Annotated[
+        list[str] | None,
+        typer.Option("--cite", help="Code the item rests on, path[:LINE[-LINE]]: `read` says when it changes."),
+    ] = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Keep an item in long-term memory; an equal item already there is shown and nothing is written (exit 1).
 
     \b
     Example:  rolebook store designer rejected_designs "floating speech bubble" --tag sticker
+              rolebook store coder api_quirks "the retry budget is 3" --cite src/client.py:88-90
     """
-    from rolebook.notebook.store import redactions
+    from rolebook.notebook.store import parse_cite, reads_as_order, redactions
 
-    result = _globals(ctx).session().store(role, category, text, tag or [])
+    session = _globals(ctx).session()
+    fields = {"cite": [parse_cite(session.layout.root, c) for c in cite]} if cite else None
+    result = session.store(role, category, text, tag or [], fields)
     redacted = redactions(text)
     _say_redacted(redacted)
+    if result.record is not None and (why := reads_as_order(text)) is not None:
+        sys.stderr.write(f"rolebook: warning: #{result.record.id} reads like an order to the agent: it {why}; kept\n")
     if as_json:
         _print_json(
             {

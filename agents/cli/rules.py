@@ -39,7 +39,13 @@ def promote_cmd(
     skip_id: Annotated[
         str | None, typer.Option("--skip", help="Not now: do not propose it again until a new incident joins it.")
     ] = None,
-    yes: Annotated[bool, typer.Option("--yes", help="Promote every candidate as proposed.")] = False,
+    yes: Annotated[
+        bool,
+        typer.Option(
+            "--yes",
+            help="Promote every candidate as proposed (not those with incidents from an import or another root).",
+        ),
+    ] = False,
     interactive: Annotated[
         bool | None, typer.Option("--interactive/--no-interactive", help="Ask per candidate (default: in a terminal).")
     ] = None,
@@ -100,7 +106,13 @@ def promote_cmd(
     if apply_id is not None:
         chosen = [(find_candidate(found, apply_id), text)]
     elif yes:
-        chosen = [(c, None) for c in found]
+        chosen = [(c, None) for c in found if not c.foreign]
+        for c in found:
+            if c.foreign:  # memory is data: what came from elsewhere is a rule only when a person says so
+                sys.stderr.write(
+                    f"rolebook: {c.id} {c.role}: not promoted by --yes: incidents came from "
+                    f"{', '.join(c.foreign)}; review it and promote it with --apply {c.id}\n"
+                )
     elif as_json:
         rules = [session.rule_report(r) for r in session.rules(role)]
         _print_json({"rules_file": str(path), "candidates": [c.to_dict() for c in found], "rules": rules})
@@ -109,7 +121,8 @@ def promote_cmd(
         chosen = _review(session, found)
     else:
         for c in found:
-            print(f"{c.id} {c.role}: {c.count} incidents on {len(c.dates)} dates -> {c.rule().line()}")
+            came = f" (incidents from {', '.join(c.foreign)}: only --apply promotes it)" if c.foreign else ""
+            print(f"{c.id} {c.role}: {c.count} incidents on {len(c.dates)} dates -> {c.rule().line()}{came}")
             for line in c.incident_lines():
                 print(f"    {line}")
         many = f"{len(found)} candidate{'s' if len(found) != 1 else ''}"

@@ -163,7 +163,7 @@ async def _client_root(ctx: Context[Any, Any]) -> Path | None:
 
 def build(root: Path | None = None, scope: str | None = None, session: str | None = None) -> MCPServer:
     """The rolebook MCP server. `scope`: the one role this server may write to."""
-    where = _Root(root, Writer(check_role(scope) if scope else None, session))
+    where = _Root(root, Writer(check_role(scope) if scope else None, session, "mcp"))
 
     def who(role: str | None) -> str:
         """The role a tool acts for: the one given, else the server's scope."""

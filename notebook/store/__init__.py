@@ -13,11 +13,11 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # what type checkers see; at run time each name loads on first use
     from .archive import ArchiveRecord, read_records
-    from .changes import Recur, obsolete, restore, tidy, tidy_check, update
+    from .changes import Recur, Retired, obsolete, obsolete_session, restore, tidy, tidy_check, update
     from .doctor import diagnose, index_state
     from .exchange import MAX_RECORD_BYTES, export_lines, read_export
     from .fsutil import atomic_write, role_lock
-    from .index import TOKENIZER, Index, rebuilt_on_failure, refresh
+    from .index import TOKENIZER, Index, origins, rebuilt_on_failure, refresh
     from .intake import MAX_ENTRY_CHARS, check_date, check_text, new_entry, parse_snippet
     from .journal import Change, Recorder, Writer, WriteResult, append, check_scope, transact
     from .layout import Layout, check_role
@@ -33,6 +33,10 @@ if TYPE_CHECKING:  # what type checkers see; at run time each name loads on firs
         parse_outcome,
         store,
     )
+    from .provenance.audit import AuditFilters, Written, audit_summary, audit_writes
+    from .provenance.cites import parse_cite
+    from .provenance.orders import flag_orders, reads_as_order
+    from .provenance.redaction import Redacted, redact_item
     from .read import ReadResult, extra_state, load_text, next_step, read_notebook, store_extra_alerts
     from .secrets import redact_value, redactions
     from .sharing import Shared, share
@@ -42,7 +46,9 @@ _WHERE = {
     "ArchiveRecord": "archive",
     "read_records": "archive",
     "Recur": "changes",
+    "Retired": "changes",
     "obsolete": "changes",
+    "obsolete_session": "changes",
     "restore": "changes",
     "tidy": "changes",
     "tidy_check": "changes",
@@ -56,6 +62,7 @@ _WHERE = {
     "role_lock": "fsutil",
     "Index": "index",
     "TOKENIZER": "index",
+    "origins": "index",
     "rebuilt_on_failure": "index",
     "refresh": "index",
     "MAX_ENTRY_CHARS": "intake",
@@ -82,6 +89,15 @@ _WHERE = {
     "log_event": "longterm",
     "parse_outcome": "longterm",
     "store": "longterm",
+    "parse_cite": "provenance.cites",
+    "flag_orders": "provenance.orders",
+    "reads_as_order": "provenance.orders",
+    "AuditFilters": "provenance.audit",
+    "Written": "provenance.audit",
+    "audit_summary": "provenance.audit",
+    "audit_writes": "provenance.audit",
+    "Redacted": "provenance.redaction",
+    "redact_item": "provenance.redaction",
     "ReadResult": "read",
     "extra_state": "read",
     "load_text": "read",
@@ -100,6 +116,7 @@ __all__ = [
     "MAX_RECORD_BYTES",
     "TOKENIZER",
     "ArchiveRecord",
+    "AuditFilters",
     "Change",
     "Index",
     "Keep",
@@ -107,12 +124,17 @@ __all__ = [
     "ReadResult",
     "Recorder",
     "Recur",
+    "Redacted",
+    "Retired",
     "Shared",
     "StoreResult",
     "WriteResult",
     "Writer",
+    "Written",
     "append",
     "atomic_write",
+    "audit_summary",
+    "audit_writes",
     "check_date",
     "check_role",
     "check_scope",
@@ -122,6 +144,7 @@ __all__ = [
     "diagnose",
     "export_lines",
     "extra_state",
+    "flag_orders",
     "index_state",
     "keep",
     "known",
@@ -130,12 +153,17 @@ __all__ = [
     "new_entry",
     "next_step",
     "obsolete",
+    "obsolete_session",
+    "origins",
+    "parse_cite",
     "parse_outcome",
     "parse_snippet",
     "read_export",
     "read_notebook",
     "read_records",
+    "reads_as_order",
     "rebuilt_on_failure",
+    "redact_item",
     "redact_value",
     "redactions",
     "refresh",

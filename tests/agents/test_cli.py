@@ -203,7 +203,7 @@ def test_every_command_has_help_with_an_example() -> None:
 
     commands = typer.main.get_command(app).commands  # type: ignore[attr-defined]
     shown = [name for name, command in commands.items() if not command.hidden]
-    assert len(shown) == 20
+    assert len(shown) == 22
     for command in shown:
         result = runner.invoke(app, [command, "--help"])
         assert result.exit_code == 0, command
