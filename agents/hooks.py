@@ -43,7 +43,7 @@ def _text(value: Any) -> str:
 
 def recall_text(root: Path | None, role: str | None, command: str, error: str) -> str:
     """Past lessons matching a failed command and its error, within RECALL_BUDGET tokens."""
-    from rolebook.notebook.search import render_hits
+    from rolebook.notebook.search import FRAME_TOKENS, framed, render_hits
 
     from .config import find_root, load_config
     from .session import open_session
@@ -52,10 +52,8 @@ def recall_text(root: Path | None, role: str | None, command: str, error: str) -
     # keywords only, whatever the config says (`recall` asks for them): this runs on every
     # failed command, and a model load would stall the agent; shared roots too
     found = open_session(config).recall(command, error, role)
-    lines = render_hits(found, RECALL_BUDGET) if found is not None else []
-    if not lines:
-        return ""
-    return "rolebook: past lessons that match this failure:\n" + "\n".join(lines)
+    lines = render_hits(found, RECALL_BUDGET - FRAME_TOKENS) if found is not None else []
+    return "\n".join(framed(lines, "past lessons that match this failure"))
 
 
 #: words in a shell command's output that say it failed (Codex's PostToolUse gives the output alone)

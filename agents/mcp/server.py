@@ -27,6 +27,7 @@ from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field
 from rolebook import __version__
 from rolebook.notebook import InputError, RolebookError
+from rolebook.notebook.search import framed
 from rolebook.notebook.store import Writer, check_date, check_role, redactions
 
 from ..config import find_root, load_config
@@ -91,8 +92,29 @@ def _cost(line: str, item: dict[str, Any]) -> int:
 
 def _hit(hit: Any) -> dict[str, Any]:
     """A hit as structured content: what its line shows, no copy of its archive record."""
-    shown = ("id", "origin", "role", "section", "status", "date", "text", "count")
+    shown = ("id", "origin", "role", "section", "status", "date", "text", "count", "imported")
     return {k: v for k, v in hit.to_dict().items() if k in shown}
+
+
+def _framed(
+    lines: list[str],
+    items: list[dict[str, Any]],
+    budget: int,
+    around: dict[str, Any],
+    title: str,
+    total: int | None = None,
+) -> tuple[str, list[dict[str, Any]]]:
+    """`_fit` for hits an agent reads: framed as notes from memory, not orders (a first
+    line in the text, `note` in the structured content), within the same budget. Where no
+    hit fits beside the frame, none is shown (never one unframed): the result says so."""
+    (head,) = framed(["-"], title)[:1]
+    with_note = {"note": head, **around}
+    text, kept = _fit(lines, items, budget - (len(head) + 4) // 4, "hits", total, with_note)
+    if kept:
+        around.clear()
+        around.update(with_note)
+        return f"{head}\n{text}", kept
+    return _fit([], [], budget, "hits", len(lines) if total is None else total, around)
 
 
 def _result(text: str, data: dict[str, Any]) -> CallToolResult:
@@ -195,10 +217,10 @@ def build(root: Path | None = None, scope: str | None = None, session: str | Non
             for warning in found.warnings:
                 sys.stderr.write(f"rolebook mcp: warning: {warning}\n")
             lines, items = [h.line() for h in found.hits], [_hit(h) for h in found.hits]
-            around = {"query": task, "total": found.total}
-            hits_text, hits = _fit(lines, items, budget, "hits", around=around)
+            around: dict[str, Any] = {"query": task, "total": found.total}
+            hits_text, hits = _framed(lines, items, budget, around, "memory for this task")
             if hits_text:
-                text += "\nrolebook: from memory, for this task:\n" + hits_text + "\n"
+                text += f"\n{hits_text}\n"
             data["task"] = {**around, "hits": hits}
         return _result(text, data)
 
@@ -256,9 +278,9 @@ def build(root: Path | None = None, scope: str | None = None, session: str | Non
         found = (await where.session(ctx)).search(q, root_only=root_only)
         for warning in found.warnings:
             sys.stderr.write(f"rolebook mcp: warning: {warning}\n")
-        around = {"query": query, "total": found.total}
+        around: dict[str, Any] = {"query": query, "total": found.total}
         lines, hits = [h.line() for h in found.hits], [_hit(h) for h in found.hits]
-        text, hits = _fit(lines, hits, budget, "hits", found.total, around)
+        text, hits = _framed(lines, hits, budget, around, "hits for this search", found.total)
         return _result(text or "no match", {**around, "hits": hits})
 
     @server.tool(annotations=WRITES)

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # what type checkers see; at run time each name loads on first use
     from .query import STATUSES, Query
-    from .render import SearchResult, render_hits
+    from .render import FRAME_TOKENS, SearchResult, framed, render_hits
     from .retrieval import candidates, search_roots
     from .vocabulary import names
 
@@ -19,7 +19,9 @@ if TYPE_CHECKING:  # what type checkers see; at run time each name loads on firs
 _WHERE = {
     "Query": "query",
     "STATUSES": "query",
+    "FRAME_TOKENS": "render",
     "SearchResult": "render",
+    "framed": "render",
     "render_hits": "render",
     "candidates": "retrieval",
     "search_roots": "retrieval",
@@ -27,10 +29,12 @@ _WHERE = {
 }
 
 __all__ = [
+    "FRAME_TOKENS",
     "STATUSES",
     "Query",
     "SearchResult",
     "candidates",
+    "framed",
     "names",
     "render_hits",
     "search_roots",
