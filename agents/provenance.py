@@ -59,6 +59,20 @@ def retire_session(session: Session, role: str, writer_session: str, reason: str
     return retired
 
 
+def drift(session: Session, role: str | None = None) -> list[str]:
+    """Every drift alert of the root's notebooks (of one role): entries an instructions
+    file dropped or changed a line of, or whose cited code changed, since they were written."""
+    from rolebook.notebook.store import extra_state
+    from rolebook.rules import drift_alerts, instruction_files
+
+    files = instruction_files(session.layout.root, session.rules_path, session.instructions)
+    out = []
+    for name in [check_role(role)] if role else session.layout.roles():
+        cites = [c for c in (extra_state(session.layout, name) or {}).get("cites") or () if isinstance(c, dict)]
+        out += [f"{name}: {a}" for a in drift_alerts(session.layout, name, files, cites)]
+    return out
+
+
 def redact(session: Session, key: str, part: str | None = None) -> Redacted:
     """Take the text of the item whose id starts with `key` (or only `part` of it) out of
     every file under the root and out of the index; its id, date, role and a hash of what

@@ -70,6 +70,7 @@ class Session:
     repo: str = ""
     # what an unscoped writer's records say they came through (a scoped `writer` says it itself)
     source: str | None = None
+    instructions: tuple[Path, ...] = ()  # instructions files the config names besides the usual ones
 
     @property
     def who(self) -> Writer:
@@ -90,9 +91,12 @@ class Session:
         say so), never refused, so the notebook always comes back.
         """
         from rolebook.notebook.store import read_notebook
+        from rolebook.rules import instruction_files, with_drift
 
         check_role(role)
         read = read_notebook(self.layout, role, self.limits)
+        files = instruction_files(self.layout.root, self.rules_path, self.instructions)
+        read = with_drift(read, self.layout, role, files)
         if task is None or not task.strip():
             return Started(read, None, None, budget)
         from rolebook.notebook.search import Query
@@ -282,7 +286,12 @@ class Session:
         kept = dict(fields or {})
         if reads_as_order(text) is not None:
             kept["flag"] = "order"  # flagged, never refused (the record says so, `audit` shows it)
-        return store(self.layout, check_role(role), category, text, list(tags), self.who, None, self.dedup, kept)
+        result = store(self.layout, check_role(role), category, text, list(tags), self.who, None, self.dedup, kept)
+        if "cite" in kept and result.record is not None:  # the read's drift check learns of the citation
+            from rolebook.rules import refresh_alerts
+
+            refresh_alerts(self.layout, self.rules_path, role, min_dates=self.min_dates, same=self.recurrence)
+        return result
 
     def log(
         self,
@@ -419,6 +428,7 @@ def open_session(config: Config, writer: Writer | None = None, source: str | Non
             share,
             config.root.name,
             source,
+            of.instructions,
         )
 
     return session(config, tuple((r.name, session(c)) for r, c in shared_configs(config)))

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # what type checkers see; at run time each name loads on first use
     from .block import Rule, list_rules
+    from .drift import drift_alerts, instruction_files, with_drift
     from .grouping import Candidate, candidates, find_candidate, groups
     from .ledger import groups_of, mistakes_of
     from .promotion import Promotion, apply, decide, demote, finish_promotions
@@ -24,6 +25,9 @@ if TYPE_CHECKING:  # what type checkers see; at run time each name loads on firs
 _WHERE = {
     "Rule": "block",
     "list_rules": "block",
+    "drift_alerts": "drift",
+    "instruction_files": "drift",
+    "with_drift": "drift",
     "Candidate": "grouping",
     "candidates": "grouping",
     "find_candidate": "grouping",
@@ -54,11 +58,13 @@ __all__ = [
     "candidates",
     "decide",
     "demote",
+    "drift_alerts",
     "find_candidate",
     "find_violations",
     "finish_promotions",
     "groups",
     "groups_of",
+    "instruction_files",
     "keyword_same_mistake",
     "list_rules",
     "meaning_judge",
@@ -67,6 +73,7 @@ __all__ = [
     "refresh_alerts",
     "rule_report",
     "violation_line",
+    "with_drift",
 ]
 
 

@@ -150,7 +150,9 @@ def doctor_cmd(
     --repair rebuilds the derived state, removes temp files killed writers left, and
     finishes writes a crash cut short: the only change it makes to a notebook, which it
     keeps first under the derived folder's backup/ (with --as ROLE, that role's only).
-    It never changes an archive. Exit 0 when healthy, 1 when something is reported.
+    It never changes an archive but to take out again a redacted text a merge brought back.
+    It lists every entry an instructions file or cited code no longer backs (drift: `read`
+    shows the first). Exit 0 when healthy, 1 when something is reported.
 
     \b
     Example:  rolebook doctor --repair
@@ -160,6 +162,9 @@ def doctor_cmd(
     g = _globals(ctx)
     config = g.config()
     report = diagnose(config.layout, config.limits, repair, g.writer(), config.rules_file)
+    from ..provenance import drift
+
+    report.drift = drift(g.session(config))
     if as_json:
         _print_json(report.to_dict())
     else:

@@ -17,7 +17,7 @@ if TYPE_CHECKING:  # what type checkers see; at run time each name loads on firs
     from .doctor import diagnose, index_state
     from .exchange import MAX_RECORD_BYTES, export_lines, read_export
     from .fsutil import atomic_write, role_lock
-    from .index import TOKENIZER, Index, origins, rebuilt_on_failure, refresh
+    from .index import TOKENIZER, Index, cited, origins, rebuilt_on_failure, refresh
     from .intake import MAX_ENTRY_CHARS, check_date, check_text, new_entry, parse_snippet
     from .journal import Change, Recorder, Writer, WriteResult, append, check_scope, transact
     from .layout import Layout, check_role
@@ -34,10 +34,10 @@ if TYPE_CHECKING:  # what type checkers see; at run time each name loads on firs
         store,
     )
     from .provenance.audit import AuditFilters, Written, audit_summary, audit_writes
-    from .provenance.cites import parse_cite
+    from .provenance.cites import cite_label, cite_state, parse_cite
     from .provenance.orders import flag_orders, reads_as_order
     from .provenance.redaction import Redacted, redact_item
-    from .read import ReadResult, extra_state, load_text, next_step, read_notebook, store_extra_alerts
+    from .read import MAX_ALERTS, ReadResult, extra_state, load_text, next_step, read_notebook, store_extra_alerts
     from .secrets import redact_value, redactions
     from .sharing import Shared, share
 
@@ -62,6 +62,7 @@ _WHERE = {
     "role_lock": "fsutil",
     "Index": "index",
     "TOKENIZER": "index",
+    "cited": "index",
     "origins": "index",
     "rebuilt_on_failure": "index",
     "refresh": "index",
@@ -89,6 +90,8 @@ _WHERE = {
     "log_event": "longterm",
     "parse_outcome": "longterm",
     "store": "longterm",
+    "cite_label": "provenance.cites",
+    "cite_state": "provenance.cites",
     "parse_cite": "provenance.cites",
     "flag_orders": "provenance.orders",
     "reads_as_order": "provenance.orders",
@@ -98,6 +101,7 @@ _WHERE = {
     "audit_writes": "provenance.audit",
     "Redacted": "provenance.redaction",
     "redact_item": "provenance.redaction",
+    "MAX_ALERTS": "read",
     "ReadResult": "read",
     "extra_state": "read",
     "load_text": "read",
@@ -112,6 +116,7 @@ _WHERE = {
 
 __all__ = [
     "EVENT_TYPES",
+    "MAX_ALERTS",
     "MAX_ENTRY_CHARS",
     "MAX_RECORD_BYTES",
     "TOKENIZER",
@@ -140,6 +145,9 @@ __all__ = [
     "check_scope",
     "check_tags",
     "check_text",
+    "cite_label",
+    "cite_state",
+    "cited",
     "derive_ctx_hash",
     "diagnose",
     "export_lines",

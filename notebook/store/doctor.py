@@ -50,6 +50,7 @@ class Report:
     unrecorded: list[str] = field(default_factory=list)
     unreadable: list[str] = field(default_factory=list)
     returned: list[str] = field(default_factory=list)  # archive lines holding a redacted text again
+    drift: list[str] = field(default_factory=list)  # entries the instructions or cited code no longer back
     repaired: list[str] = field(default_factory=list)
 
     @property
@@ -63,6 +64,7 @@ class Report:
             or self.temp_files
             or self.unrecorded
             or self.returned
+            or self.drift
             or self.index != "fresh"
         )
 
@@ -79,6 +81,7 @@ class Report:
             "left_unrecorded": self.unrecorded,
             "unreadable": self.unreadable,
             "redacted_text_returned": self.returned,
+            "drift": self.drift,
             "repaired": self.repaired,
         }
 
@@ -95,6 +98,7 @@ class Report:
         if self.unrecorded:
             out.append(f"  ({_FIXES['unrecorded']})")
         out += [f"unreadable: {u}" for u in self.unreadable]
+        out += [f"drift: {d}" for d in self.drift]
         out += [f"redacted text back (a merge?): {r} (`rolebook doctor --repair` takes it out)" for r in self.returned]
         out += [f"repaired: {r}" for r in self.repaired]
         out.append("healthy" if self.healthy else "problems found")

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from .database import EntryState, Index, rebuilt_on_failure, refresh
 from .documents import identifier_words
-from .origins import ADAPTERS, MAKING_OPS, Origin, citing, made_in_session, origins, redactions
+from .origins import ADAPTERS, MAKING_OPS, Origin, cited, made_in_session, origins, redactions
 from .schema import SCHEMA_VERSION, TOKENIZER
 
 __all__ = [
@@ -23,7 +23,7 @@ __all__ = [
     "EntryState",
     "Index",
     "Origin",
-    "citing",
+    "cited",
     "identifier_words",
     "made_in_session",
     "origins",

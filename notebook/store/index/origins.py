@@ -114,10 +114,21 @@ def made_in_session(index: Index, role: str, session: str) -> list[Origin]:
     return [Origin.of(row) for row in rows]
 
 
-def citing(index: Index, role: str) -> list[Origin]:
-    """The role's items that cite code."""
-    rows = index.db.execute(f"SELECT {_ORIGIN} FROM origins WHERE role = ? AND cite IS NOT NULL", (role,))
-    return [Origin.of(row) for row in rows]
+def cited(index: Index, role: str) -> list[dict[str, Any]]:
+    """The role's items that cite code and still stand (active entries, kept long-term
+    items): id, section, date and each citation, what a read checks the code against."""
+    rows = index.db.execute(
+        "SELECT o.id, d.section, d.date, o.cite FROM origins o JOIN docs d ON d.id = o.id "
+        "LEFT JOIN active a ON a.role = o.role AND a.id = o.id WHERE o.role = ? AND o.cite IS NOT NULL "
+        "AND ((d.op = 'added' AND a.id IS NOT NULL) OR (d.op = o.op AND d.op != 'added')) ORDER BY o.rowid",
+        (role,),
+    )
+    return [
+        {"id": rid, "section": section, "date": date, "cite": cite}
+        for rid, section, date, cites in rows
+        for cite in json.loads(cites)
+        if isinstance(cite, dict)
+    ]
 
 
 def redactions(index: Index, role: str | None = None) -> Marks:
