@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from rolebook.notebook.store import check_role
 
 if TYPE_CHECKING:
-    from rolebook.notebook.store import Redacted, Retired, Written
+    from rolebook.notebook.store import Audit, Redacted, Retired
 
     from .session import Session
 
@@ -24,8 +24,10 @@ def audit(
     since: str | None = None,
     until: str | None = None,
     source: str | None = None,
-) -> list[Written]:
-    """Every item this root's archives say was made, oldest write first, as filtered.
+    newest: int | None = None,
+) -> Audit:
+    """The items this root's archives say were made, oldest write first, as filtered: all
+    of them, or the `newest` n (the counts are of all).
 
     Raises:
         EntryError: a bad date. InputError: a bad role name.
@@ -39,7 +41,7 @@ def audit(
         check_date(until) if until else None,
         source,
     )
-    return audit_writes(session.layout, filters)
+    return audit_writes(session.layout, filters, newest)
 
 
 def retire_session(session: Session, role: str, writer_session: str, reason: str | None = None) -> Retired:

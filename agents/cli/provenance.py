@@ -38,20 +38,19 @@ def audit_cmd(
     Example:  rolebook audit --session 7c0e-run-42
               rolebook audit --source import --since 2026-03-01 --json
     """
-    from rolebook.notebook.store import audit_summary
-
     from ..provenance import audit
 
-    rows = audit(_globals(ctx).session(), session_id, tuple(role or ()), since, until, source)
+    found = audit(
+        _globals(ctx).session(), session_id, tuple(role or ()), since, until, source, None if as_json else limit
+    )
     if as_json:
-        _print_json({"summary": audit_summary(rows), "writes": [r.to_dict() for r in rows]})
+        _print_json({"summary": found.summary(), "counts": found.counts, "writes": [r.to_dict() for r in found.rows]})
         return
-    shown = rows[-limit:]
-    if len(shown) < len(rows):
-        print(f"(the newest {len(shown)} of {len(rows)}; --limit or --json for more)")
-    for r in shown:
+    if len(found.rows) < found.total:
+        print(f"(the newest {len(found.rows)} of {found.total}; --limit or --json for more)")
+    for r in found.rows:
         print(r.line())
-    print(audit_summary(rows))
+    print(found.summary())
 
 
 @app.command("redact")

@@ -33,7 +33,7 @@ if TYPE_CHECKING:  # what type checkers see; at run time each name loads on firs
         parse_outcome,
         store,
     )
-    from .provenance.audit import AuditFilters, Written, audit_summary, audit_writes
+    from .provenance.audit import Audit, AuditFilters, audit_writes
     from .provenance.cites import cite_label, cite_state, parse_cite
     from .provenance.orders import flag_orders, reads_as_order
     from .provenance.redaction import Redacted, redact_item
@@ -96,8 +96,7 @@ _WHERE = {
     "flag_orders": "provenance.orders",
     "reads_as_order": "provenance.orders",
     "AuditFilters": "provenance.audit",
-    "Written": "provenance.audit",
-    "audit_summary": "provenance.audit",
+    "Audit": "provenance.audit",
     "audit_writes": "provenance.audit",
     "Redacted": "provenance.redaction",
     "redact_item": "provenance.redaction",
@@ -121,6 +120,7 @@ __all__ = [
     "MAX_RECORD_BYTES",
     "TOKENIZER",
     "ArchiveRecord",
+    "Audit",
     "AuditFilters",
     "Change",
     "Index",
@@ -135,10 +135,8 @@ __all__ = [
     "StoreResult",
     "WriteResult",
     "Writer",
-    "Written",
     "append",
     "atomic_write",
-    "audit_summary",
     "audit_writes",
     "check_date",
     "check_role",

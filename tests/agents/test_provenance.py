@@ -62,6 +62,9 @@ def test_audit_lists_who_wrote_what_through_what_and_what_became_of_it(tmp_path:
     (write,) = data["writes"]
     assert (write["by"], write["session"], write["source"], write["status"]) == ("designer", "s2", "cli", "active")
     assert json.loads(rb(tmp_path, "audit", "--source", "import", "--json")[1])["writes"] == []
+    head, *shown, summary = rb(tmp_path, "audit", "--limit", "2")[1].splitlines()
+    assert head == "(the newest 2 of 3; --limit or --json for more)" and summary == "3 written: 3 active"
+    assert "designer/mistakes" in shown[0] and "coder/quirks" in shown[1]
     code, _, err = rb(tmp_path, "audit", "--since", "last week")
     assert code == 2 and "'last week' is not a date" in err
 

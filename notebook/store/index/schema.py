@@ -27,6 +27,7 @@ SCHEMA = (
     " at TEXT, cite TEXT, flag TEXT, PRIMARY KEY(role, id))",
     "CREATE INDEX origins_session ON origins(session) WHERE session IS NOT NULL",
     "CREATE INDEX origins_cite ON origins(role) WHERE cite IS NOT NULL",
+    "CREATE INDEX origins_at ON origins(at)",  # audit lists the newest writes first
     # the `redacted` records: applied to every line of their ids the archive holds or regains
     "CREATE TABLE redactions(role TEXT NOT NULL, id TEXT NOT NULL, data TEXT NOT NULL)",
     "CREATE VIRTUAL TABLE docs_fts USING fts5(text, search, content='docs', content_rowid='rowid',"

@@ -17,15 +17,6 @@ from typing import Any
 from ..index import ADAPTERS, Index, refresh
 from ..layout import Layout
 
-#: What an item's last word makes it.
-STATUS_OF = {
-    "added": "archived",  # `active` when the notebook holds it
-    "pruned": "archived",
-    "recurred": "archived",
-    "promoted": "promoted",
-    "obsolete": "obsolete",
-    "redacted": "redacted",
-}
 STATUSES = ("active", "archived", "promoted", "obsolete", "redacted")
 
 
@@ -101,22 +92,59 @@ class AuditFilters:
     source: str | None = None  # a source (`cli`, `xmem`) or a kind (`import`, `unknown`)
 
 
-def audit_writes(layout: Layout, filters: AuditFilters) -> list[Written]:
-    """Every item the root's archives say was made, oldest write first, as the filters ask."""
+@dataclass(frozen=True, slots=True)
+class Audit:
+    """What an audit found: the writes it lists (oldest first; the newest `n` of them when
+    asked so), and how many writes there are in all, by status."""
+
+    rows: list[Written]
+    counts: dict[str, int]
+
+    @property
+    def total(self) -> int:
+        return sum(self.counts.values())
+
+    def summary(self) -> str:
+        """`12 written: 9 active, 2 archived, 1 obsolete`."""
+        said = ", ".join(f"{self.counts[s]} {s}" for s in STATUSES if self.counts.get(s))
+        return f"{self.total} written" + (f": {said}" if said else "")
+
+
+def audit_writes(layout: Layout, filters: AuditFilters, newest: int | None = None) -> Audit:
+    """The items the root's archives say were made, as the filters ask: all of them, or the
+    `newest` n (the counts are of all). One query each, in SQL, flat in archive size but
+    for the rows listed."""
     with Index(layout) as index:
         refresh(layout, index)
-        return _rows(index, filters)
+        where, args = _where(filters)
+        counts = dict(index.db.execute(f"SELECT {_STATUS}, count(*) {_FROM} {where} GROUP BY 1", args).fetchall())
+        order = " ORDER BY o.at DESC, o.rowid DESC" + (" LIMIT ?" if newest is not None else "")
+        found = index.db.execute(
+            f"SELECT {_COLUMNS} {_FROM} {where}{order}", [*args, newest] if newest is not None else args
+        )
+        rows = [
+            Written(rid, role, op, section or "", date or "", text or "", at, by, session, source, status, last, flag)
+            for rid, role, op, source, by, session, at, last, section, date, text, status, flag in found
+        ]
+    rows.reverse()
+    return Audit(rows, counts)
 
 
-_SQL = (
-    "SELECT o.id, o.role, o.op, o.source, o.by, o.session, o.at, d.op, d.section, d.date, d.text, "
-    "a.id IS NOT NULL, o.flag FROM origins o JOIN docs d ON d.id = o.id "
-    "LEFT JOIN active a ON a.role = o.role AND a.id = o.id WHERE 1"
+#: What an item's last word makes it: a long-term item (stored, logged, shared) is active
+#: while its last record is the one that made it; an entry while the notebook holds it.
+_STATUS = (
+    "CASE WHEN d.op = o.op AND o.op != 'added' THEN 'active' "
+    "WHEN d.op = 'added' AND a.id IS NOT NULL THEN 'active' "
+    "WHEN d.op IN ('promoted', 'obsolete', 'redacted') THEN d.op ELSE 'archived' END"
 )
+_COLUMNS = (
+    "o.id, o.role, o.op, o.source, o.by, o.session, o.at, d.op, d.section, d.date, d.text, " + _STATUS + ", o.flag"
+)
+_FROM = "FROM origins o JOIN docs d ON d.id = o.id LEFT JOIN active a ON a.role = o.role AND a.id = o.id"
 
 
-def _rows(index: Index, f: AuditFilters) -> list[Written]:
-    sql, args = _SQL, []
+def _where(f: AuditFilters) -> tuple[str, list[object]]:
+    sql, args = "WHERE 1", list[object]()
     if f.session is not None:
         sql += " AND o.session = ?"
         args.append(f.session)
@@ -138,25 +166,7 @@ def _rows(index: Index, f: AuditFilters) -> list[Written]:
     elif f.source == "import":
         sql += f" AND o.source IS NOT NULL AND o.source NOT IN ({','.join('?' * len(ADAPTERS))})"
         args += list(ADAPTERS)
-    out = []
-    for rid, role, op, source, by, session, at, last, section, date, text, active, flag in index.db.execute(
-        sql + " ORDER BY o.at, d.date, o.rowid", args
-    ):
-        if last == op and op != "added":  # a long-term item (stored, logged, shared) as it was kept
-            status = "active"
-        else:
-            status = "active" if active and last == "added" else STATUS_OF.get(last, "archived")
-        out.append(
-            Written(rid, role, op, section or "", date or "", text or "", at, by, session, source, status, last, flag)
-        )
-    return out
-
-
-def audit_summary(rows: list[Written]) -> str:
-    """`12 written: 9 active, 2 archived, 1 obsolete`."""
-    counts = {s: sum(1 for r in rows if r.status == s) for s in STATUSES}
-    said = ", ".join(f"{n} {s}" for s, n in counts.items() if n)
-    return f"{len(rows)} written" + (f": {said}" if said else "")
+    return sql, args
 
 
 _ACTIVE = re.compile("[\x00-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff\u2028\u2029\u061c]")
