@@ -229,6 +229,8 @@ def obsolete_cmd(
     _warn(result)
     if as_json:
         _print_json(result.to_dict())
-    else:
+    elif result.left:
         entry = result.left[0][1]
         print(f"{role}: made obsolete #{entry.id(role)} [{entry.date}] {entry.text.splitlines()[0]}")
+    else:  # a long-term item (stored, logged, shared)
+        print(f"{role}: made obsolete {selector}")

@@ -128,7 +128,8 @@ def tidy_check(layout: Layout, role: str, limits: Limits) -> WriteResult:
 
 
 def obsolete(layout: Layout, role: str, selector: str, limits: Limits, writer: Writer) -> WriteResult:
-    """Retire one active entry, by `#id` (a prefix will do) or by words of its text.
+    """Retire one active entry, by `#id` (a prefix will do) or by words of its text; or, by
+    `#id`, a long-term item still kept (stored, logged, shared: `result.left` is empty then).
 
     Raises:
         NoMatch: no active entry matches.
@@ -136,7 +137,14 @@ def obsolete(layout: Layout, role: str, selector: str, limits: Limits, writer: W
     """
 
     def plan(nb: Notebook, index: Index, record: Recorder) -> Change:
-        entry = find_active(nb, role, selector)[2]
+        try:
+            entry = find_active(nb, role, selector)[2]
+        except NoMatch:
+            kept = _kept_item(index, role, selector)
+            if kept is None:
+                raise
+            rid, section, date, text = kept
+            return Change(nb, records=[record.record("obsolete", rid, section, date, text)])
         copies = {(si, pi) for si, pi, e in entry_positions(nb) if e.id(role) == entry.id(role)}
         change = Change(remove_parts(nb, copies))
         change.records.append(record("obsolete", entry))
@@ -144,6 +152,19 @@ def obsolete(layout: Layout, role: str, selector: str, limits: Limits, writer: W
         return change
 
     return transact(layout, role, limits, writer, plan)
+
+
+def _kept_item(index: Index, role: str, selector: str) -> tuple[str, str, str, str] | None:
+    """(id, category, date, text) of the one long-term item of the role still kept whose id
+    starts with the `#id` selector, or None."""
+    prefix = selector.strip().lstrip("#").lower()
+    if not selector.strip().startswith("#") or len(prefix) < 4 or not prefix.isalnum():
+        return None
+    rows = [r for r in index.with_id_prefix(prefix) if r[1] == role and r[2] in ("stored", "logged", "shared")]
+    if len(rows) != 1:
+        return None
+    rid, _, _, section, date, text, *_ = rows[0]
+    return rid, section, date, text
 
 
 @dataclass(frozen=True, slots=True)

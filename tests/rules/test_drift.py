@@ -156,6 +156,11 @@ def test_a_stored_item_that_cites_code_is_named_when_its_lines_change(tmp_path: 
     (tmp_path / "config.toml").write_text("retries = 5\ntimeout = 10\n")
     (alert,) = alerts(rb(tmp_path, "read", "coder")[1])
     assert alert.startswith("rolebook: config.toml:1 changed since the api_quirks item #")
+    step = alert.rsplit(": ", 1)[1].split()  # rolebook obsolete coder #id: the step works for an item too
+    code, out, _ = rb(tmp_path, *step[1:])
+    assert code == 0 and out.strip() == f"coder: made obsolete {step[-1]}"
+    assert alerts(rb(tmp_path, "read", "coder")[1]) == []
+    assert rb(tmp_path, "search", "retries three times")[0] == 1
 
 
 def test_a_file_named_in_rolebook_yaml_is_checked_too_and_one_outside_the_root_is_refused(tmp_path: Path) -> None:
