@@ -20,7 +20,7 @@ from rolebook.notebook.model import is_role
 from rolebook.notebook.store import Layout
 
 CONFIG_NAME = "rolebook.yaml"
-_KNOWN = {"version", "paths", "rules_file", "limits", "search", "promote", "shared_roots"}
+_KNOWN = {"version", "paths", "rules_file", "limits", "search", "promote", "shared_roots", "instructions"}
 _PATHS = {"memory", "archive", "derived", "protocol"}
 _MODES = ("keyword", "semantic", "hybrid")
 
@@ -59,6 +59,8 @@ class Config:
     mode: str | None = None  # search.mode: keyword, semantic or hybrid (default: hybrid if the extra works)
     min_dates: int = 3  # promote.min_dates: a mistake on this many dates is due for promotion
     shared_roots: tuple[SharedRoot, ...] = ()
+    # more instructions files whose lost lines `read` checks the notebook against (drift)
+    instructions: tuple[Path, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -241,7 +243,8 @@ def _build(root: Path, data: Mapping[str, Any], source: Path | None) -> Config:
         raise ConfigError(f"'version' is {version!r}: this rolebook reads version 1", source, _line(data, "version"))
     min_dates = _promote(data.get("promote"), source, _line(data, "promote"))
     shared = _shared_roots(data.get("shared_roots"), source, _line(data, "shared_roots"), root)
-    return Config(root, layout, limits, root / rules, protocol, source, model, mode, min_dates, shared)
+    told = _instructions(data.get("instructions"), source, _line(data, "instructions"), root)
+    return Config(root, layout, limits, root / rules, protocol, source, model, mode, min_dates, shared, told)
 
 
 def _inside(root: Path, value: str, what: str, source: Path | None, line: int | None) -> None:
@@ -252,6 +255,17 @@ def _inside(root: Path, value: str, what: str, source: Path | None, line: int | 
         raise ConfigError(
             f"{what} is {value!r}, outside the project root {root}: rolebook writes only inside it", source, line
         )
+
+
+def _instructions(value: Any, source: Path | None, line: int | None, root: Path) -> tuple[Path, ...]:
+    """`instructions: [docs/agents.md, ...]`: more instructions files, inside the root."""
+    if value is None:
+        return ()
+    if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() for v in value):
+        raise ConfigError("'instructions' is a list of files, e.g. [docs/agent-rules.md]", source, line)
+    for v in value:
+        _inside(root, v, "an 'instructions' file", source, line)
+    return tuple(root / v for v in value)
 
 
 def _promote(value: Any, source: Path | None, line: int | None) -> int:

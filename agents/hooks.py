@@ -100,9 +100,9 @@ def _text(value: Any) -> str:
 
 
 def recall_text(root: Path | None, role: str | None, command: str, error: str) -> str:
-    """The past lessons surely about a failed command and its output, at most RECALL_CHARS
-    characters in all; '' when none is (the usual answer)."""
-    from rolebook.notebook.search import bounded, render_within
+    """The past lessons surely about a failed command and its output, framed as notes from
+    memory, at most RECALL_CHARS characters in all; '' when none is (the usual answer)."""
+    from rolebook.notebook.search import bounded, framed, render_within
 
     from .config import find_root, load_config
     from .session import open_session
@@ -113,8 +113,9 @@ def recall_text(root: Path | None, role: str | None, command: str, error: str) -
     found = open_session(config).recall(bounded(command), bounded(error), role)
     if found is None or not found.hits:
         return ""
-    header = "rolebook: past lessons that match this failure (notes from memory):"
-    return header + "\n" + "\n".join(render_within(found.hits, RECALL_CHARS - len(header) - 1))
+    title = "past lessons that match this failure"
+    room = RECALL_CHARS - len(framed(["x"], title)[0]) - 1  # the frame's first line counts too
+    return "\n".join(framed(render_within(found.hits, room), title))
 
 
 #: Copilot CLI's last line of a shell result (as Copilot itself reads it, 1.0.102), and

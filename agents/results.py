@@ -29,9 +29,13 @@ class Started:
         """The task hits as one line each, within the budget (with a last line saying what was cut)."""
         if self.found is None:
             return []
-        from rolebook.notebook.search import render_hits
+        from rolebook.notebook.search import FRAME_TOKENS, framed, render_hits
 
-        return render_hits(self.found, self.budget)
+        return framed(render_hits(self.found, self.budget - FRAME_TOKENS), self.about())
+
+    def about(self) -> str:
+        """What the task hits are, as their frame says."""
+        return f"memory for this task ({_shown(self.task or '')})"
 
     def render(self, surface: str = "cli") -> bytes:
         """What the agent reads: the notebook bytes as they are, a blank line, the alerts
@@ -44,15 +48,16 @@ class Started:
         if data and alerts:
             alerts = "\n" + alerts
         lines = self.task_lines()
-        hits = ""
-        if lines:
-            hits = f"\nrolebook: from memory, for this task ({_shown(self.task or '')}):\n" + "\n".join(lines) + "\n"
+        hits = "\n" + "\n".join(lines) + "\n" if lines else ""
         return data + (alerts + hits).encode("utf-8")
 
     def to_dict(self, surface: str = "cli") -> dict[str, Any]:
         data = self.read.to_dict(surface)
         if self.found is not None:
+            from rolebook.notebook.search import framed
+
             data["task"] = {
+                "note": framed(["-"], self.about())[0],
                 "query": self.task,
                 "total": self.found.total,
                 "hits": [h.to_dict() for h in self.found.hits],

@@ -71,12 +71,15 @@ class Session:
     share_mistakes: tuple[str, ...] = ()
     repo: str = ""
     embed_seconds: float | None = None  # by meaning, per search (config.embed_budget); None: all first
+    # what an unscoped writer's records say they came through (a scoped `writer` says it itself)
+    source: str | None = None
+    instructions: tuple[Path, ...] = ()  # instructions files the config names besides the usual ones
 
     @property
     def who(self) -> Writer:
         from rolebook.notebook.store import Writer
 
-        return self.writer if self.writer is not None else Writer()
+        return self.writer if self.writer is not None else Writer(source=self.source)
 
     @property
     def rules_path(self) -> Path:
@@ -92,9 +95,12 @@ class Session:
         say so), never refused, so the notebook always comes back.
         """
         from rolebook.notebook.store import read_notebook
+        from rolebook.rules import instruction_files, with_drift
 
         check_role(role)
         read = read_notebook(self.layout, role, self.limits)
+        files = instruction_files(self.layout.root, self.rules_path, self.instructions)
+        read = with_drift(read, self.layout, role, files)
         if task is None or not task.strip():
             return Started(read, None, None, budget)
         from rolebook.notebook.search import Query, task_hits
@@ -117,23 +123,26 @@ class Session:
         said: Sequence[str] = (),
         fields: Mapping[str, Mapping[str, Any]] | None = None,
         same_as: str | None = None,
+        supersedes: Sequence[str] = (),
     ) -> Recorded:
         """Add a session's entries: recurrence judged (in date order, as separate writes
         would be), limits applied, rule violations found, the alerts `read` shows
         refreshed. `said`: the texts as the writer gave them, to report which kinds of
         secret were redacted. `fields` (by entry id) go on the entries' `added` records
-        (an import's source). `same_as`: the id of an earlier mistake that the one mistake
-        among `entries` recurs (the writer's confirmation of a proposal), journalled as
-        `linked`; the mistake may be new or written before.
+        (an import's source, the code an entry cites). An entry that reads like an order
+        to the agent is flagged, never refused. `same_as`: the id of an earlier mistake
+        that the one mistake among `entries` recurs (the writer's confirmation of a
+        proposal), journalled as `linked`; the mistake may be new or written before.
+        `supersedes`: ids of items these entries correct, retired in the same write.
 
         Raises:
             InputError: no entries; `same_as` without exactly one mistake, or naming no
-                mistake of the role.
+                mistake of the role. NoMatch: an id to supersede that nothing has.
         """
         import sqlite3
 
         from rolebook.notebook import InputError, RolebookError
-        from rolebook.notebook.store import redactions, update
+        from rolebook.notebook.store import flag_orders, redactions, update
         from rolebook.rules import Recurrence, find_mistake, find_violations, refresh_alerts
 
         check_role(role)
@@ -147,12 +156,14 @@ class Session:
             links[mistakes[0].id(role)] = earlier = find_mistake(self.layout, role, same_as)
             if earlier == mistakes[0].id(role):
                 raise InputError(f"#{earlier} is this very mistake: name the earlier one it recurs")
+        fields, flagged = flag_orders(role, entries, fields)
         hook = Recurrence(self.likeness(), links)
-        result = update(self.layout, role, entries, self.limits, self.who, hook, fields, hook.after)
+        result = update(self.layout, role, entries, self.limits, self.who, hook, fields, hook.after, supersedes)
         new = [(e.id(role), e.text) for e in result.added if e.section == "mistakes"]
         # the entries are written: from here on a problem is a warning, never a failure
         # (an agent told "error" would write them again, in other words)
-        warnings: list[str] = []
+        added = {e.id(role) for e in result.added}
+        warnings = [w for w in flagged if w[1 : w.index(" ")] in added]
         try:
             broken = find_violations(self.layout, self.rules_path, role, new, self.recurrence)
         except RolebookError as exc:
@@ -289,11 +300,22 @@ class Session:
             "no shared root: name one in rolebook.yaml, e.g. shared_roots: [{name: team, path: ../knowledge}]"
         )
 
-    def store(self, role: str, category: str, text: str, tags: Sequence[str] = ()) -> StoreResult:
-        """Keep an item in long-term memory, unless one that says the same is there."""
-        from rolebook.notebook.store import store
+    def store(
+        self, role: str, category: str, text: str, tags: Sequence[str] = (), fields: Mapping[str, Any] | None = None
+    ) -> StoreResult:
+        """Keep an item in long-term memory, unless one that says the same is there.
+        `fields` go on its record (the code it cites)."""
+        from rolebook.notebook.store import reads_as_order, store
 
-        return store(self.layout, check_role(role), category, text, list(tags), self.who, same=self.dedup)
+        kept = dict(fields or {})
+        if reads_as_order(text) is not None:
+            kept["flag"] = "order"  # flagged, never refused (the record says so, `audit` shows it)
+        result = store(self.layout, check_role(role), category, text, list(tags), self.who, None, self.dedup, kept)
+        if "cite" in kept and result.record is not None:  # the read's drift check learns of the citation
+            from rolebook.rules import refresh_alerts
+
+            refresh_alerts(self.layout, self.rules_path, role, min_dates=self.min_dates, same=self.recurrence)
+        return result
 
     def log(
         self,
@@ -390,14 +412,15 @@ class Session:
         return rule_report(self.layout, self.rules_path, rule, self.review)
 
 
-def open_session(config: Config, writer: Writer | None = None) -> Session:
+def open_session(config: Config, writer: Writer | None = None, source: str | None = None) -> Session:
     """The session API over this root, with the judgements and the search mode chosen
     once, here, from the config and the environment (nothing below reads either).
 
     With the semantic extra and a mode other than keyword, promotion and `store` dedup
     judge by meaning too (the model loads only when a pair first needs it). Loading it
     costs seconds, so the write that ends every session judges recurrence by meaning
-    only when the mode asks for semantic or hybrid outright.
+    only when the mode asks for semantic or hybrid outright. `source`: what the records
+    of an unscoped writer (`writer` None) say they came through (`cli`, `mcp`...).
     """
     from rolebook.notebook.search import semantic
     from rolebook.rules import meaning_judge
@@ -432,6 +455,8 @@ def open_session(config: Config, writer: Writer | None = None) -> Session:
             share,
             config.root.name,
             embed_seconds,
+            source,
+            of.instructions,
         )
 
     return session(config, tuple((r.name, session(c)) for r, c in shared_configs(config)))

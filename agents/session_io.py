@@ -25,6 +25,10 @@ if TYPE_CHECKING:
     from .session import Session
 
 
+#: The `source` on every record a rolebook command writes (DESIGN.md section 4).
+SOURCE = "cli"
+
+
 @dataclass(frozen=True, slots=True)
 class Globals:
     """The options before the command: `--root`, `--as`, `--session`."""
@@ -45,12 +49,12 @@ class Globals:
         # no writer named: the session makes an unscoped one when it writes (the read path
         # does not import the write path)
         scoped = self.as_role is not None or self.session_id is not None
-        return open_session(config or self.config(), self.writer() if scoped else None)
+        return open_session(config or self.config(), self.writer() if scoped else None, SOURCE)
 
     def writer(self) -> Writer:
         from rolebook.notebook.store import Writer, check_role
 
-        return Writer(check_role(self.as_role) if self.as_role else None, self.session_id)
+        return Writer(check_role(self.as_role) if self.as_role else None, self.session_id, SOURCE)
 
 
 def begin(root: Path | None, as_role: str | None, session: str | None) -> Globals:
@@ -96,10 +100,14 @@ def run_update(
     from_file: str | None,
     as_json: bool,
     same_as: str | None = None,
+    supersedes: Sequence[str] | None = None,
+    cite: Sequence[str] | None = None,
 ) -> int:
     """Add a session's entries (given by section, or in a markdown file: `from_file`, '-'
     for stdin) and print what was done, with the earlier mistakes each new one looks like.
-    `same_as`: the writer's word that the one mistake recurs that earlier one. Returns the
+    `same_as`: the writer's word that the one mistake recurs that earlier one;
+    `supersedes`: ids the entries correct (retired in the same write); `cite`: code the
+    entries rest on (`path[:lines]`), checked at every `read` from then on. Returns the
     exit code: 1 when nothing was new.
 
     Raises:
@@ -135,7 +143,13 @@ def run_update(
         raise InputError("nothing to add: give --mistake, --learning, --feedback, --log or --from FILE")
     if same_as is not None and from_file is not None:
         raise InputError("--same-as goes with one --mistake, not with --from")
-    recorded = session.end(role, entries, said, same_as=same_as)
+    fields = None
+    if cite:
+        from rolebook.notebook.store import parse_cite
+
+        cites = [parse_cite(session.layout.root, c) for c in cite]
+        fields = {e.id(role): {"cite": cites} for e in entries}
+    recorded = session.end(role, entries, said, fields, same_as, supersedes or ())
     result = recorded.result
     warn((*result.warnings, *recorded.warnings))
     if recorded.redacted:

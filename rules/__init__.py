@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # what type checkers see; at run time each name loads on first use
     from .block import Rule, list_rules
+    from .drift import drift_alerts, instruction_files, with_drift
     from .grouping import NO_INSTRUCTION, Candidate, candidates, find_candidate, role_groups
     from .promotion import Promotion, apply, decide, demote, finish_promotions
     from .proposals import Likeness, Proposal
@@ -25,6 +26,9 @@ _WHERE = {
     "Rule": "block",
     "list_rules": "block",
     "NO_INSTRUCTION": "grouping",
+    "drift_alerts": "drift",
+    "instruction_files": "drift",
+    "with_drift": "drift",
     "Candidate": "grouping",
     "candidates": "grouping",
     "find_candidate": "grouping",
@@ -60,10 +64,12 @@ __all__ = [
     "candidates",
     "decide",
     "demote",
+    "drift_alerts",
     "find_candidate",
     "find_mistake",
     "find_violations",
     "finish_promotions",
+    "instruction_files",
     "keyword_same_mistake",
     "list_rules",
     "meaning_judge",
@@ -71,6 +77,7 @@ __all__ = [
     "role_groups",
     "rule_report",
     "violation_line",
+    "with_drift",
 ]
 
 

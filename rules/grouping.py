@@ -14,12 +14,12 @@ from __future__ import annotations
 import hashlib
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from rolebook.notebook import InputError, NoMatch
-from rolebook.notebook.store import Index, Layout, check_role, refresh
+from rolebook.notebook.store import Index, Layout, check_role, origins, refresh
 
 from . import ledger
 from .block import Rule, load, rule_text
@@ -40,6 +40,9 @@ class Candidate:
     phrasing: str
     incidents: tuple[tuple[str, str], ...] = ()  # (date, text) of every occurrence, oldest first
     repos: tuple[str, ...] = ()  # in a shared root: the repository of each incident ("" unknown)
+    # where incidents came from when not this root's own writers (an import, another root):
+    # such a candidate is promoted only by its own confirmation, never by `--yes` alone
+    foreign: tuple[str, ...] = ()
 
     def incident_lines(self) -> list[str]:
         """`[date] text`, one per incident, oldest first, with its repository if known."""
@@ -83,6 +86,7 @@ class Candidate:
             "rule": rule.line() if rule else None,
             "rule_id": rule.id if rule else None,
             **({} if rule else {"needs_text": NO_INSTRUCTION}),
+            "foreign": list(self.foreign),
         }
 
 
@@ -235,7 +239,10 @@ def candidates(
                     continue
                 if min_repos and len({m.repo for m in group if m.repo}) < min_repos:
                     continue
-                out.append(candidate)
+                made = origins(index, candidate.members).values()
+                # a shared root's review is of copies from other roots: only imports stand out there
+                came = {o.foreign for o in made if o.foreign and not (min_repos and o.foreign == "another root")}
+                out.append(replace(candidate, foreign=tuple(sorted(x for x in came if x))))
     out.sort(key=lambda c: (-len(c.dates), -c.count, c.id))
     return out
 

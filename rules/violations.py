@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from rolebook.notebook import InputError
-from rolebook.notebook.store import Index, Layout, extra_state, next_step, store_extra_alerts
+from rolebook.notebook.store import Index, Layout, cited, extra_state, next_step, store_extra_alerts
 
 from . import ledger
 from .block import Rule, list_rules
@@ -137,6 +137,7 @@ def refresh_alerts(
                 ):
                     due.add(min(part, key=lambda m: (m.date, m.id)).id)
             active = ledger.active_mistakes(index, role)
+            cites = cited(index, role)  # what the drift check at read compares the code with
         broken = find_violations(layout, rules_path, role, active, same)
     except InputError as exc:  # a broken rules block: say so at read rather than fail the write
         store_extra_alerts(layout, role, [str(exc)])
@@ -147,5 +148,5 @@ def refresh_alerts(
             f"{len(due)} promotion{'s' if len(due) > 1 else ''} due ({role}: mistakes that came back on "
             f"{min_dates} or more dates): {next_step('promote')}"
         )
-    store_extra_alerts(layout, role, alerts, {"due": sorted(due)})
+    store_extra_alerts(layout, role, alerts, {"due": sorted(due), "cites": cites})
     return alerts

@@ -57,7 +57,7 @@ def test_try_it_runs_as_written_through_the_installed_command(tmp_path: Path) ->
     assert outputs[6].startswith("coder: logged error npm-install-eacces #")
     assert "coder/error: check ownership first (9/10 worked)" in outputs[7]
     assert outputs[8].startswith(notebook)
-    assert "from memory, for this task" in outputs[8] and "check ownership first" in outputs[8]
+    assert "memory for this task" in outputs[8] and "check ownership first" in outputs[8]
 
 
 def test_the_recurring_mistake_example_ends_in_a_rule(tmp_path: Path) -> None:

@@ -7,11 +7,11 @@ which adds its commands to the app in `app.py`.
 
 from __future__ import annotations
 
-from . import agents, data, memory, notebooks, rules
+from . import agents, data, memory, notebooks, provenance, rules
 from .app import app
 
 __all__ = ["app", "run"]
-_COMMANDS = (agents, data, memory, notebooks, rules)
+_COMMANDS = (agents, data, memory, notebooks, provenance, rules)
 
 
 def run(args: list[str]) -> int:

@@ -65,18 +65,27 @@ def store_cmd(
     category: Annotated[str, typer.Argument(help="A long-term category, e.g. rejected_designs.")],
     text: Annotated[str, typer.Argument(help="The item.")],
     tag: Annotated[list[str] | None, typer.Option("--tag", help="A tag (repeatable, or comma-separated).")] = None,
+    cite: Annotated[
+        list[str] | None,
+        typer.Option("--cite", help="Code the item rests on, path[:LINE[-LINE]]: `read` says when it changes."),
+    ] = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Keep an item in long-term memory; an equal item already there is shown and nothing is written (exit 1).
 
     \b
     Example:  rolebook store designer rejected_designs "floating speech bubble" --tag sticker
+              rolebook store coder api_quirks "the retry budget is 3" --cite src/client.py:88-90
     """
-    from rolebook.notebook.store import redactions
+    from rolebook.notebook.store import parse_cite, reads_as_order, redactions
 
-    result = _globals(ctx).session().store(role, category, text, tag or [])
+    session = _globals(ctx).session()
+    fields = {"cite": [parse_cite(session.layout.root, c) for c in cite]} if cite else None
+    result = session.store(role, category, text, tag or [], fields)
     redacted = redactions(text)
     _say_redacted(redacted)
+    if result.record is not None and (why := reads_as_order(text)) is not None:
+        sys.stderr.write(f"rolebook: warning: #{result.record.id} reads like an order to the agent: it {why}; kept\n")
     if as_json:
         _print_json(
             {
@@ -142,9 +151,11 @@ def doctor_cmd(
     --repair rebuilds the derived state, removes temp files killed writers left, and
     finishes writes a crash cut short: the only change it makes to a notebook, which it
     keeps first under the derived folder's backup/ (with --as ROLE, that role's only).
-    It never changes an archive. With the semantic extra it also gives every record its
-    vector (searches do that a few seconds at a time). Exit 0 when healthy, 1 when
-    something is reported.
+    It never changes an archive but to take out again a redacted text a merge brought back.
+    It lists every entry an instructions file or cited code no longer backs (drift: `read`
+    shows the first). With the semantic extra it also gives every record its vector
+    (searches do that a few seconds at a time). Exit 0 when healthy, 1 when something is
+    reported.
 
     \b
     Example:  rolebook doctor --repair
@@ -161,6 +172,9 @@ def doctor_cmd(
         embedded = embed_all(config.layout, session.mode, session.model)
         if embedded is not None and embedded[1]:
             sys.stderr.write(f"rolebook: embedded {embedded[1]:,} records with {embedded[0]}\n")
+    from ..provenance import drift
+
+    report.drift = drift(g.session(config))
     if as_json:
         _print_json(report.to_dict())
     else:

@@ -127,17 +127,31 @@ def update_cmd(
         ),
     ] = None,
     as_json: JsonOpt = False,
+    supersedes: Annotated[
+        list[str] | None,
+        typer.Option("--supersedes", help="#ID of an entry these correct: retired in the same write (repeatable)."),
+    ] = None,
+    cite: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--cite", help="Code the entries rest on, path[:LINE[-LINE]]: `read` says when it changes (repeatable)."
+        ),
+    ] = None,
 ) -> None:
     """Session end: add entries (newest first), then prune what passes the limits to the archive.
 
     An entry already in the notebook is not added twice (exit 1 when nothing was new).
     A mistake written again is counted with the earlier one (x2); one that only looks
     like an earlier one is added alone, and update says so: `looks like #ID ...`. If it
-    is the same mistake, the same update with --same-as ID counts it.
+    is the same mistake, the same update with --same-as ID counts it. An entry that reads
+    like an order to the agent ("ignore previous instructions", "always sign with ...")
+    is written and flagged, with a warning.
 
     \b
     Example:  rolebook update coder -m "ran migrations on prod; use the staging DB" --log "WQ-12: fixed login"
               rolebook update coder --same-as 3d8d4198f043 -m "migrated prod again; use staging" --date 2026-03-01
+              rolebook update coder -l "retry() backs off 2x since v3" --supersedes "#3f2a9c1d"
+              rolebook update coder -l "login checks the CSRF token first" --cite src/auth.py:40-52
     """
 
 
@@ -184,19 +198,52 @@ def obsolete_cmd(
     ctx: typer.Context,
     role: Annotated[str, typer.Argument(help="The role whose entry no longer holds.")],
     selector: Annotated[
-        str, typer.Argument(help="#ID (from `read --json`, at least 4 characters) or words of the entry.")
-    ],
+        str | None, typer.Argument(help="#ID (from `read --json`, at least 4 characters) or words of the entry.")
+    ] = None,
+    session_id: Annotated[
+        str | None,
+        typer.Option(
+            "--session", help="Instead: retire everything this session wrote that still stands (`rolebook audit`)."
+        ),
+    ] = None,
+    reason: Annotated[str | None, typer.Option("--reason", help="Why, kept on the records (with --session).")] = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Retire an entry that no longer holds: it leaves the notebook, archived as obsolete.
 
+    With --session, every entry, stored item and event of the role that one session
+    wrote and that still stands is retired in one write (after a poisoned or mistaken
+    session); `rolebook search --status all` still finds them.
+
     \b
     Example:  rolebook obsolete coder "#3f9a1c"     or:  rolebook obsolete coder "node 16"
+              rolebook obsolete coder --session 7c0e-run-42 --reason "prompt-injected run"
     """
-    result = _globals(ctx).session().obsolete(role, selector)
+    if (selector is None) == (session_id is None):
+        raise InputError("give an entry (#ID or words) or --session ID, one of them")
+    g = _globals(ctx)
+    if session_id is not None:
+        from ..provenance import retire_session
+
+        retired = retire_session(g.session(), role, session_id, reason)
+        _warn(retired.result)
+        if as_json:
+            _print_json({**retired.result.to_dict(), "items": list(retired.items), "retired": retired.count})
+        else:
+            entries = len(retired.result.left)
+            print(
+                f"{role}: made obsolete {retired.count} written in session {session_id} "
+                f"({entries} notebook {'entry' if entries == 1 else 'entries'}, {len(retired.items)} long-term)"
+            )
+        return
+    if reason is not None:
+        raise InputError("--reason goes with --session")
+    result = g.session().obsolete(role, selector or "")
     _warn(result)
     if as_json:
         _print_json(result.to_dict())
-    else:
+    elif result.left:
         entry = result.left[0][1]
         print(shown(f"{role}: made obsolete #{entry.id(role)} [{entry.date}] {entry.text.splitlines()[0]}"))
+    else:  # a long-term item (stored, logged, shared)
+        print(shown(f"{role}: made obsolete {selector}"))

@@ -42,7 +42,13 @@ def promote_cmd(
     skip_id: Annotated[
         str | None, typer.Option("--skip", help="Not now: do not propose it again until a new incident joins it.")
     ] = None,
-    yes: Annotated[bool, typer.Option("--yes", help="Promote every candidate as proposed.")] = False,
+    yes: Annotated[
+        bool,
+        typer.Option(
+            "--yes",
+            help="Promote every candidate as proposed (not those with incidents from an import or another root).",
+        ),
+    ] = False,
     interactive: Annotated[
         bool | None, typer.Option("--interactive/--no-interactive", help="Ask per candidate (default: in a terminal).")
     ] = None,
@@ -104,8 +110,18 @@ def promote_cmd(
     if apply_id is not None:
         chosen = [(find_candidate(found, apply_id), text)]
     elif yes:  # a group none of whose incidents says what to do instead has no rule to write
-        chosen = [(c, None) for c in found if c.instruction]
+        chosen = [(c, None) for c in found if c.instruction and not c.foreign]
         skipped = [c for c in found if not c.instruction]
+        for c in found:
+            # memory is data: what came from elsewhere is a rule only when a person says so
+            if c.foreign and c.instruction:
+                sys.stderr.write(
+                    shown(
+                        f"rolebook: {c.id} {c.role}: not promoted by --yes: incidents came from "
+                        f"{', '.join(c.foreign)}; review it and promote it with --apply {c.id}"
+                    )
+                    + "\n"
+                )
     elif as_json:
         rules = [session.rule_report(r) for r in session.rules(role)]
         _print_json({"rules_file": str(path), "candidates": [c.to_dict() for c in found], "rules": rules})
@@ -114,7 +130,8 @@ def promote_cmd(
         chosen = _review(session, found)
     else:
         for c in found:
-            print(shown(f"{c.id} {c.role}: {c.count} incidents on {len(c.dates)} dates -> {_proposed(c)}"))
+            came = f" (incidents from {', '.join(c.foreign)}: only --apply promotes it)" if c.foreign else ""
+            print(shown(f"{c.id} {c.role}: {c.count} incidents on {len(c.dates)} dates -> {_proposed(c)}{came}"))
             for line in c.incident_lines():
                 print(f"    {shown(line)}")
         many = f"{len(found)} candidate{'s' if len(found) != 1 else ''}"

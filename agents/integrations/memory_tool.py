@@ -74,7 +74,7 @@ class RolebookMemoryTool(BetaAbstractMemoryTool):
         super().__init__(cache_control=cache_control)
         role = role if role is not None else os.environ.get("ROLEBOOK_ROLE") or None
         session = session if session is not None else os.environ.get("ROLEBOOK_SESSION") or None
-        writer = Writer(check_role(role) if role else None, session)
+        writer = Writer(check_role(role) if role else None, session, SOURCE)
         self.session: Session = open_session(load_config(Path(root) if root else find_root()), writer)
         self.role = role
 

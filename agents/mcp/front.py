@@ -177,7 +177,7 @@ def tool_runner(root: Path | None, scope: str | None, session: str | None) -> tu
         from . import tools
 
         if not box:
-            box.append(tools.Where(root, Writer(scope, session)))
+            box.append(tools.Where(root, Writer(scope, session, "mcp")))
         try:
             session_api = box[0].session()
             if name == "read":

@@ -106,7 +106,7 @@ def build(
 ) -> MCPServer:
     """The rolebook MCP server. `scope`: the one role this server may write to; `where`: where it works
     (shared with the start-up front, which may have answered the first calls)."""
-    where = where or Where(root, Writer(check_role(scope) if scope else None, session))
+    where = where or Where(root, Writer(check_role(scope) if scope else None, session, "mcp"))
 
     def who(role: str | None) -> str:
         """The role a tool acts for: the one given, else the server's scope."""

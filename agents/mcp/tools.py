@@ -89,9 +89,32 @@ def _cost(line: str, item: dict[str, Any]) -> int:
 
 def _hit(hit: Any) -> dict[str, Any]:
     """A hit as structured content: what its line shows, no copy of its archive record."""
-    shown = ("id", "origin", "role", "section", "status", "date", "text", "count")
+    shown = ("id", "origin", "role", "section", "status", "date", "text", "count", "imported")
     escaped: dict[str, Any] = shown_value({k: v for k, v in hit.to_dict().items() if k in shown})
     return escaped  # every field escaped, as the line shows it
+
+
+def framed_fit(
+    lines: list[str],
+    items: list[dict[str, Any]],
+    budget: int,
+    around: dict[str, Any],
+    title: str,
+    total: int | None = None,
+) -> tuple[str, list[dict[str, Any]]]:
+    """`fit` for hits an agent reads: framed as notes from memory, not orders (a first
+    line in the text, `note` in the structured content), within the same budget. Where no
+    hit fits beside the frame, none is shown (never one unframed): the result says so."""
+    from rolebook.notebook.search import framed
+
+    head = framed(["-"], title)[0]
+    with_note = {"note": head, **around}
+    text, kept = fit(lines, items, budget - (len(head) + 4) // 4, "hits", total, with_note)
+    if kept:
+        around.clear()
+        around.update(with_note)
+        return f"{head}\n{text}", kept
+    return fit([], [], budget, "hits", len(lines) if total is None else total, around)
 
 
 def _warn(warnings: Any) -> None:
@@ -109,10 +132,10 @@ def read(session: Session, role: str, task: str | None, budget: int) -> Answer:
         found = started.found
         _warn(found.warnings)
         lines, items = [h.line() for h in found.hits], [_hit(h) for h in found.hits]
-        around = {"query": task, "total": found.total}
-        hits_text, hits = fit(lines, items, budget, "hits", around=around)
+        around: dict[str, Any] = {"query": task, "total": found.total}
+        hits_text, hits = framed_fit(lines, items, budget, around, "memory for this task")
         if hits_text:
-            text += "\nrolebook: from memory, for this task:\n" + hits_text + "\n"
+            text += f"\n{hits_text}\n"
         data["task"] = {**around, "hits": hits}
     return text, data
 
@@ -149,9 +172,10 @@ def search(
     around: dict[str, Any] = {"query": query, "total": found.total}
     note = shown(" ".join(found.notes))  # how the answer was made (meaning still catching up)
     if note:
-        around["note"] = note
+        around["embedding"] = note
     lines, hits = [h.line() for h in found.hits], [_hit(h) for h in found.hits]
     # the note goes into the text too: its room comes out of the budget first
-    text, hits = fit(lines, hits, budget - (len(note) + 8) // 4 if note else budget, "hits", found.total, around)
+    room = budget - (len(note) + 8) // 4 if note else budget
+    text, hits = framed_fit(lines, hits, room, around, "hits for this search", found.total)
     text = "\n".join(t for t in (text or "no match", f"note: {note}" if note else "") if t)
     return text, {**around, "hits": hits}

@@ -13,7 +13,7 @@ if TYPE_CHECKING:  # what type checkers see; at run time each name loads on firs
     from .abstention import sure_hits, task_hits
     from .failure import bounded, failure_of
     from .query import STATUSES, Query
-    from .render import SearchResult, render_hits, render_within
+    from .render import FRAME_TOKENS, SearchResult, framed, render_hits, render_within
     from .retrieval import candidates, embed_all, search_roots
     from .vocabulary import names
 
@@ -25,7 +25,9 @@ _WHERE = {
     "failure_of": "failure",
     "Query": "query",
     "STATUSES": "query",
+    "FRAME_TOKENS": "render",
     "SearchResult": "render",
+    "framed": "render",
     "render_hits": "render",
     "render_within": "render",
     "candidates": "retrieval",
@@ -35,6 +37,7 @@ _WHERE = {
 }
 
 __all__ = [
+    "FRAME_TOKENS",
     "STATUSES",
     "Query",
     "SearchResult",
@@ -42,6 +45,7 @@ __all__ = [
     "candidates",
     "embed_all",
     "failure_of",
+    "framed",
     "names",
     "render_hits",
     "render_within",

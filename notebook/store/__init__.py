@@ -13,11 +13,11 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # what type checkers see; at run time each name loads on first use
     from .archive import ArchiveRecord, read_records
-    from .changes import obsolete, restore, tidy, tidy_check, update
+    from .changes import Retired, obsolete, obsolete_session, restore, tidy, tidy_check, update
     from .doctor import diagnose, index_state
     from .exchange import MAX_RECORD_BYTES, export_lines, load_json, read_export
     from .fsutil import atomic_write, role_lock
-    from .index import TOKENIZER, Index, rebuilt_on_failure, refresh
+    from .index import TOKENIZER, Index, cited, origins, rebuilt_on_failure, refresh
     from .intake import MAX_ENTRY_CHARS, check_date, check_text, new_entry, parse_snippet
     from .journal import Change, Recorder, Writer, WriteResult, append, check_scope, transact
     from .layout import Layout, check_role
@@ -33,7 +33,11 @@ if TYPE_CHECKING:  # what type checkers see; at run time each name loads on firs
         parse_outcome,
         store,
     )
-    from .read import ReadResult, extra_state, load_text, next_step, read_notebook, store_extra_alerts
+    from .provenance.audit import Audit, AuditFilters, audit_writes
+    from .provenance.cites import cite_label, cite_state, parse_cite
+    from .provenance.orders import flag_orders, reads_as_order
+    from .provenance.redaction import Redacted, redact_item
+    from .read import MAX_ALERTS, ReadResult, extra_state, load_text, next_step, read_notebook, store_extra_alerts
     from .secrets import redact_value, redactions
     from .sharing import Shared, share
 
@@ -41,7 +45,9 @@ if TYPE_CHECKING:  # what type checkers see; at run time each name loads on firs
 _WHERE = {
     "ArchiveRecord": "archive",
     "read_records": "archive",
+    "Retired": "changes",
     "obsolete": "changes",
+    "obsolete_session": "changes",
     "restore": "changes",
     "tidy": "changes",
     "tidy_check": "changes",
@@ -56,6 +62,8 @@ _WHERE = {
     "role_lock": "fsutil",
     "Index": "index",
     "TOKENIZER": "index",
+    "cited": "index",
+    "origins": "index",
     "rebuilt_on_failure": "index",
     "refresh": "index",
     "MAX_ENTRY_CHARS": "intake",
@@ -82,6 +90,17 @@ _WHERE = {
     "log_event": "longterm",
     "parse_outcome": "longterm",
     "store": "longterm",
+    "cite_label": "provenance.cites",
+    "cite_state": "provenance.cites",
+    "parse_cite": "provenance.cites",
+    "flag_orders": "provenance.orders",
+    "reads_as_order": "provenance.orders",
+    "AuditFilters": "provenance.audit",
+    "Audit": "provenance.audit",
+    "audit_writes": "provenance.audit",
+    "Redacted": "provenance.redaction",
+    "redact_item": "provenance.redaction",
+    "MAX_ALERTS": "read",
     "ReadResult": "read",
     "extra_state": "read",
     "load_text": "read",
@@ -96,31 +115,41 @@ _WHERE = {
 
 __all__ = [
     "EVENT_TYPES",
+    "MAX_ALERTS",
     "MAX_ENTRY_CHARS",
     "MAX_RECORD_BYTES",
     "TOKENIZER",
     "ArchiveRecord",
+    "Audit",
+    "AuditFilters",
     "Change",
     "Index",
     "Keep",
     "Layout",
     "ReadResult",
     "Recorder",
+    "Redacted",
+    "Retired",
     "Shared",
     "StoreResult",
     "WriteResult",
     "Writer",
     "append",
     "atomic_write",
+    "audit_writes",
     "check_date",
     "check_role",
     "check_scope",
     "check_tags",
     "check_text",
+    "cite_label",
+    "cite_state",
+    "cited",
     "derive_ctx_hash",
     "diagnose",
     "export_lines",
     "extra_state",
+    "flag_orders",
     "index_state",
     "keep",
     "known",
@@ -130,12 +159,17 @@ __all__ = [
     "new_entry",
     "next_step",
     "obsolete",
+    "obsolete_session",
+    "origins",
+    "parse_cite",
     "parse_outcome",
     "parse_snippet",
     "read_export",
     "read_notebook",
     "read_records",
+    "reads_as_order",
     "rebuilt_on_failure",
+    "redact_item",
     "redact_value",
     "redactions",
     "refresh",

@@ -22,7 +22,7 @@ from ..errors import StorageError
 VERSION = 1
 
 #: Operations after which an entry is no longer in its notebook.
-LEAVING_OPS = frozenset({"pruned", "recurred", "promoted", "obsolete"})
+LEAVING_OPS = frozenset({"pruned", "recurred", "promoted", "obsolete", "redacted"})
 
 _FIELDS = ("v", "id", "op", "role", "section", "date", "text", "count", "tags", "at", "by", "session")
 

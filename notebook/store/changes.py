@@ -38,6 +38,7 @@ def update(
     recur: Recur | None = None,
     fields: Mapping[str, Mapping[str, Any]] | None = None,
     after: After | None = None,
+    supersedes: Sequence[str] = (),
 ) -> WriteResult:
     """Add entries to a role's notebook (newest first), then apply its limits.
 
@@ -50,6 +51,11 @@ def update(
     `fields` (by entry id) are kept on an entry's `added` record: an import's `source`.
     Every entry is redacted here, whoever built it (an import's notebook, the API's memory
     tool): its id is made from the text the notebook and the archive will hold.
+    `supersedes`: ids (`#` and 4+ characters) of items these entries correct; each leaves
+    as obsolete in the same write, with the ids that superseded it.
+
+    Raises:
+        NoMatch: an id to supersede that nothing has. InputError: one several ids start with.
     """
     entries = [e if (text := redact(e.text)[0]) == e.text else replace(e, text=text, raw="") for e in entries]
 
@@ -72,6 +78,8 @@ def update(
             elif state is None:
                 change.records.append(record("added", e, **(fields or {}).get(e.id(role), {})))
             change.added.append(e)
+        if supersedes:
+            _supersede(change, index, record, supersedes, [e.id(role) for e in fresh])
         gone = {e.id(role) for _, e in change.left}  # added, then recurred by a later one
         change.notebook = add_entries(change.notebook, [e for e in change.added if e.id(role) not in gone])
         if after is not None:
@@ -79,6 +87,35 @@ def update(
         return change
 
     return transact(layout, role, limits, writer, plan)
+
+
+def _supersede(change: Change, index: Index, record: Recorder, keys: Sequence[str], by: list[str]) -> None:
+    """Retire the items `keys` name, as superseded by the entries `by` (a correction)."""
+    role = record.role
+    for key in keys:
+        prefix = key.strip().lstrip("#").lower()
+        if len(prefix) < 4 or not prefix.isalnum():
+            raise InputError(f"--supersedes {key!r}: give the id, 4 or more of its characters (#3f2a9c1d)")
+        rows = {row[0]: row for row in index.with_id_prefix(prefix) if row[1] == role}
+        here = {e.id(role): e for _, _, e in entry_positions(change.notebook) if e.id(role).startswith(prefix)}
+        ids = set(rows) | set(here)
+        if not ids:
+            raise NoMatch(f"{role}: nothing has an id starting {prefix!r} to supersede (`rolebook search` shows ids)")
+        if len(ids) > 1:
+            raise InputError(f"--supersedes {key!r}: {len(ids)} ids start with it; give more of it")
+        (old,) = ids
+        if old in by:
+            continue  # the correction is the entry itself: nothing to retire
+        if old in here:
+            entry = here[old]
+            gone = {(si, pi) for si, pi, e in entry_positions(change.notebook) if e.id(role) == old}
+            change.notebook = remove_parts(change.notebook, gone)
+            change.records.append(record("obsolete", entry, superseded_by=by))
+            change.left.append(("obsolete", entry))
+            continue
+        _, _, op, section, date, text, *_ = rows[old]
+        if op not in ("obsolete", "redacted", "promoted"):
+            change.records.append(record.record("obsolete", old, section, date, text, superseded_by=by))
 
 
 def tidy(layout: Layout, role: str, limits: Limits, writer: Writer) -> WriteResult:
@@ -104,7 +141,8 @@ def tidy_check(layout: Layout, role: str, limits: Limits) -> WriteResult:
 
 
 def obsolete(layout: Layout, role: str, selector: str, limits: Limits, writer: Writer) -> WriteResult:
-    """Retire one active entry, by `#id` (a prefix will do) or by words of its text.
+    """Retire one active entry, by `#id` (a prefix will do) or by words of its text; or, by
+    `#id`, a long-term item still kept (stored, logged, shared: `result.left` is empty then).
 
     Raises:
         NoMatch: no active entry matches.
@@ -112,7 +150,14 @@ def obsolete(layout: Layout, role: str, selector: str, limits: Limits, writer: W
     """
 
     def plan(nb: Notebook, index: Index, record: Recorder) -> Change:
-        entry = find_active(nb, role, selector)[2]
+        try:
+            entry = find_active(nb, role, selector)[2]
+        except NoMatch:
+            kept = _kept_item(index, role, selector)
+            if kept is None:
+                raise
+            rid, section, date, text = kept
+            return Change(nb, records=[record.record("obsolete", rid, section, date, text)])
         copies = {(si, pi) for si, pi, e in entry_positions(nb) if e.id(role) == entry.id(role)}
         change = Change(remove_parts(nb, copies))
         change.records.append(record("obsolete", entry))
@@ -120,6 +165,67 @@ def obsolete(layout: Layout, role: str, selector: str, limits: Limits, writer: W
         return change
 
     return transact(layout, role, limits, writer, plan)
+
+
+def _kept_item(index: Index, role: str, selector: str) -> tuple[str, str, str, str] | None:
+    """(id, category, date, text) of the one long-term item of the role still kept whose id
+    starts with the `#id` selector, or None."""
+    prefix = selector.strip().lstrip("#").lower()
+    if not selector.strip().startswith("#") or len(prefix) < 4 or not prefix.isalnum():
+        return None
+    rows = [r for r in index.with_id_prefix(prefix) if r[1] == role and r[2] in ("stored", "logged", "shared")]
+    if len(rows) != 1:
+        return None
+    rid, _, _, section, date, text, *_ = rows[0]
+    return rid, section, date, text
+
+
+@dataclass(frozen=True, slots=True)
+class Retired:
+    """What `obsolete --session` retired: the notebook's entries (`result.left`) and the
+    long-term items (stored, logged) of that session, by id."""
+
+    result: WriteResult
+    items: tuple[str, ...] = ()
+
+    @property
+    def count(self) -> int:
+        return len(self.result.left) + len(self.items)
+
+
+def obsolete_session(
+    layout: Layout, role: str, session: str, limits: Limits, writer: Writer, reason: str | None = None
+) -> Retired:
+    """Retire, in one write, everything of a role that one session wrote and that still
+    stands: its notebook entries and its long-term items, each archived as obsolete with
+    the reason (still found by `search --status all`).
+
+    Raises:
+        NoMatch: the session wrote nothing of this role that still stands.
+    """
+    from .index import made_in_session
+
+    why = reason or f"retired with everything session {session} wrote"
+    items: list[str] = []
+
+    def plan(nb: Notebook, index: Index, record: Recorder) -> Change:
+        made = {o.id: o for o in made_in_session(index, role, session)}
+        here = [(si, pi, e) for si, pi, e in entry_positions(nb) if e.id(role) in made]
+        change = Change(remove_parts(nb, {(si, pi) for si, pi, _ in here}))
+        for e in {e.id(role): e for _, _, e in here}.values():
+            change.records.append(record("obsolete", e, reason=why))
+            change.left.append(("obsolete", e))
+        kept = {i for i, o in made.items() if o.op in ("stored", "logged", "shared")}
+        for i, state in index.states(kept).items():
+            if state.op == made[i].op:  # still as it was made: not retired, redacted or replaced
+                change.records.append(record.record("obsolete", i, state.section, state.date, state.text, reason=why))
+                items.append(i)
+        if not change.left and not items:
+            raise NoMatch(f"{role}: session {session!r} wrote nothing that still stands (`rolebook audit` lists it)")
+        return change
+
+    result = transact(layout, role, limits, writer, plan)
+    return Retired(result, tuple(items))
 
 
 def find_active(nb: Notebook, role: str, selector: str) -> tuple[int, int, Entry]:
@@ -165,14 +271,21 @@ def restore(layout: Layout, role: str, text: str | None, lines: list[bytes], wri
     outcome: dict[str, Any] = {}
 
     def plan(nb: Notebook, index: Index, record: Recorder) -> Change:
+        from .provenance.marks import marks_in, scrub_text
+
         held = {raw.rstrip(b"\r\n") for _, _, raw, _ in read_lines(layout.archive_path(role))}
+        # an export made before a redaction (here or in it) does not bring the text back
+        marks = marks_in([*held, *lines])
         fresh: list[bytes] = []
-        for line in map(redacted_line, lines):
+        for line in (marks.line(x) for x in map(redacted_line, lines)):
             if line.rstrip(b"\r\n") not in held:
                 held.add(line.rstrip(b"\r\n"))
                 fresh.append(line if line.endswith(b"\n") else line + b"\n")
         current = readpath.load_text(layout, layout.notebook_path(role))
         outcome["fresh"] = len(fresh)
+        nonlocal text
+        if text is not None and marks:
+            text = scrub_text(text, [m for ms in marks.by_id.values() for m in ms])
         if text is None:
             outcome["state"] = "none"
         elif current is None:
@@ -186,4 +299,16 @@ def restore(layout: Layout, role: str, text: str | None, lines: list[bytes], wri
     return Restored(role, outcome["fresh"], len(lines) - outcome["fresh"], outcome["state"])
 
 
-__all__ = ["After", "Recur", "Restored", "find_active", "obsolete", "restore", "tidy", "tidy_check", "update"]
+__all__ = [
+    "After",
+    "Recur",
+    "Restored",
+    "Retired",
+    "find_active",
+    "obsolete",
+    "obsolete_session",
+    "restore",
+    "tidy",
+    "tidy_check",
+    "update",
+]

@@ -49,6 +49,8 @@ class Report:
     temp_files: list[str] = field(default_factory=list)
     unrecorded: list[str] = field(default_factory=list)
     unreadable: list[str] = field(default_factory=list)
+    returned: list[str] = field(default_factory=list)  # archive lines holding a redacted text again
+    drift: list[str] = field(default_factory=list)  # entries the instructions or cited code no longer back
     repaired: list[str] = field(default_factory=list)
 
     @property
@@ -61,6 +63,8 @@ class Report:
             or self.orphan_locks
             or self.temp_files
             or self.unrecorded
+            or self.returned
+            or self.drift
             or self.index != "fresh"
         )
 
@@ -76,6 +80,8 @@ class Report:
             "temp_files": self.temp_files,
             "left_unrecorded": self.unrecorded,
             "unreadable": self.unreadable,
+            "redacted_text_returned": self.returned,
+            "drift": self.drift,
             "repaired": self.repaired,
         }
 
@@ -92,6 +98,8 @@ class Report:
         if self.unrecorded:
             out.append(f"  ({_FIXES['unrecorded']})")
         out += [f"unreadable: {u}" for u in self.unreadable]
+        out += [f"drift: {d}" for d in self.drift]
+        out += [f"redacted text back (a merge?): {r} (`rolebook doctor --repair` takes it out)" for r in self.returned]
         out += [f"repaired: {r}" for r in self.repaired]
         out.append("healthy" if self.healthy else "problems found")
         return out
@@ -104,11 +112,14 @@ def diagnose(
     finish interrupted writes (a scoped `writer`: of its own role only)."""
     from .changes import tidy_check
     from .journal import Writer
+    from .provenance.redaction import reapply, returned
 
     report = Report(roles=layout.roles())
     leftovers = temp_files(layout, rules_path)
     if repair:
+        healed = reapply(layout, writer or Writer())  # before the rebuild: it drops the index
         _repair(layout, report)
+        report.repaired += [f"took a redacted text out of {path} again" for path in healed]
         _finish_interrupted(layout, limits, report, writer or Writer())
         for path in leftovers:
             with contextlib.suppress(OSError):
@@ -134,6 +145,7 @@ def diagnose(
             report.unrecorded.append(f"{role}: {len(gone)} {'entry' if len(gone) == 1 else 'entries'} ({shown})")
         if (layout.pending_path(role)).exists():
             report.pending.append(role)
+        report.returned += returned(layout, role)
     report.orphan_locks = [str(p) for p in _orphan_locks(layout)]
     if repair and report.index == "missing":
         report.index = "fresh"

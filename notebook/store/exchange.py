@@ -30,6 +30,8 @@ VERSION = 1
 
 def export_lines(layout: Layout, roles: Iterable[str], version: str, at: str) -> Iterator[str]:
     """The export stream, a line at a time. Raises InputError for a notebook that is not UTF-8."""
+    from .provenance.marks import marks_in
+
     roles = list(roles)
     yield _dump({"format": FORMAT, "v": VERSION, "rolebook": version, "at": at, "roles": roles})
     for role in roles:
@@ -37,11 +39,13 @@ def export_lines(layout: Layout, roles: Iterable[str], version: str, at: str) ->
         if text is not None:
             yield _dump({"notebook": role, "text": text})
         archive = layout.archive_path(role)
+        # a redacted text a merge brought back into the archive is not exported again
+        marks = marks_in(raw for _, _, raw, _ in read_lines(archive))
         end = 0
         for offset, _, raw, item in read_lines(archive):
             end = offset
             if isinstance(item, ArchiveRecord):
-                yield _dump({"archive": role, "record": json.loads(raw)})
+                yield _dump({"archive": role, "record": json.loads(marks.line(raw) if marks else raw)})
             else:
                 yield _dump({"archive": role, "raw_b64": base64.b64encode(raw).decode("ascii")})
         tail = _tail(archive, end)

@@ -49,10 +49,13 @@ TOO_DEEP = (
 
 @dataclass(frozen=True, slots=True)
 class Writer:
-    """Who writes: provenance on every record, and the role a scoped writer may touch."""
+    """Who writes: provenance on every record, and the role a scoped writer may touch.
+    `source` says through what: a command (`cli`), the MCP server (`mcp`), the API memory
+    tool (`memory-tool`), a hook; an import names its format on its records itself."""
 
     by: str | None = None
     session: str | None = None
+    source: str | None = None
 
     def stamp(self) -> str:
         return dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
@@ -150,8 +153,14 @@ class Recorder:
             at=self.at,
             by=self.writer.by,
             session=self.writer.session,
-            extra=extra,
+            extra=self._stamped(extra),
         )
+
+    def _stamped(self, extra: dict[str, Any]) -> dict[str, Any]:
+        """The record's fields with the writer's source, unless they name their own (an import's)."""
+        if self.writer.source is None or "source" in extra:
+            return extra
+        return {"source": self.writer.source, **extra}
 
     def __call__(self, op: str, entry: Entry, **extra: Any) -> ArchiveRecord:
         return ArchiveRecord(
@@ -165,7 +174,7 @@ class Recorder:
             at=self.at,
             by=self.writer.by,
             session=self.writer.session,
-            extra=extra,
+            extra=self._stamped(extra),
         )
 
 
@@ -207,6 +216,7 @@ def _locked_transact(layout: Layout, role: str, base: Limits, writer: Writer, pl
         with Index(layout) as index:
             warnings = [f"{bad}; skipped, and left in the archive as it is" for bad in index.sync(role)]
             nb = _finish_pending(nb, role, pending, index)
+            nb = _drop_redacted(nb, role, index)
             records = _journal_hand_entries(nb, role, index, record)
             change = plan(nb, index, record)
             records += change.records
@@ -307,6 +317,18 @@ def _journal_hand_entries(nb: Notebook, role: str, index: Index, record: Recorde
         for i, e in active.items()
         if (s := states.get(i)) is None or s.op != "added"
     ]
+
+
+def _drop_redacted(nb: Notebook, role: str, index: Index) -> Notebook:
+    # An entry a redaction took out, back in the notebook (a merge without the driver
+    # brought it): it leaves again, and is never journalled as typed by hand.
+    states = index.states(e.id(role) for e in nb.entries())
+    gone = {
+        (si, pi)
+        for si, pi, e in entry_positions(nb)
+        if (s := states.get(e.id(role))) is not None and s.op == "redacted"
+    }
+    return remove_parts(nb, gone)
 
 
 def _still_active(nb: Notebook, role: str, records: list[ArchiveRecord], record: Recorder) -> list[ArchiveRecord]:

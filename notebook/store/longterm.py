@@ -112,9 +112,11 @@ def store(
     writer: Writer,
     date: str | None = None,
     same: Callable[[str, str], bool] | None = None,
+    fields: dict[str, Any] | None = None,
 ) -> StoreResult:
     """Keep `text` in the role's long-term `category` unless an equal item is there
-    (or, with `same`, one that says the same: the semantic extra's dedup).
+    (or, with `same`, one that says the same: the semantic extra's dedup). `fields` go
+    on its record (the code it cites, a flag).
 
     Raises:
         InputError: a bad role, category, tag, date, or text.
@@ -140,7 +142,7 @@ def store(
                 if same(body, otext):
                     found.update(id=oid, date=odate, text=otext, category=category)
                     return []
-        return [record.record("stored", rid, category, day, body, tagged, category=category)]
+        return [record.record("stored", rid, category, day, body, tagged, category=category, **(fields or {}))]
 
     records = append(layout, role, writer, build)
     return StoreResult(records[0] if records else None, found or None)

@@ -84,7 +84,14 @@ def share_record(item: dict[str, Any], repo: str, target: Layout, writer: Writer
     kept = {k: item[k] for k in _KEPT if item.get(k) is not None}
     (text, tags, kept), kinds = redact_value([str(item.get("text") or ""), list(item.get("tags") or []), kept])
     role, rid = str(item["role"]), str(item["id"])
-    origin = {"repo": repo, "id": rid, "op": item.get("op"), "by": item.get("by"), "session": item.get("session")}
+    origin = {
+        "repo": repo,
+        "id": rid,
+        "op": item.get("op"),
+        "by": item.get("by"),
+        "session": item.get("session"),
+        "source": item.get("source"),
+    }
     origin = {k: v for k, v in origin.items() if v is not None}
     found: list[ArchiveRecord] = []
 
@@ -95,7 +102,7 @@ def share_record(item: dict[str, Any], repo: str, target: Layout, writer: Writer
             return []
         date = str(item.get("date") or dt.date.today().isoformat())
         section = str(item.get("section") or "learnings")
-        copy = record.record("shared", rid, section, date, text, tuple(tags), origin=origin, **kept)
+        copy = record.record("shared", rid, section, date, text, tuple(tags), origin=origin, source="share", **kept)
         count = item.get("count")
         return [replace(copy, count=count) if isinstance(count, int) and not isinstance(count, bool) else copy]
 

@@ -12,6 +12,22 @@ from __future__ import annotations
 
 from .database import EntryState, Index, rebuilt_on_failure, refresh
 from .documents import identifier_words
+from .origins import ADAPTERS, MAKING_OPS, Origin, cited, made_in_session, origins, redactions
 from .schema import SCHEMA_VERSION, TOKENIZER
 
-__all__ = ["SCHEMA_VERSION", "TOKENIZER", "EntryState", "Index", "identifier_words", "rebuilt_on_failure", "refresh"]
+__all__ = [
+    "ADAPTERS",
+    "MAKING_OPS",
+    "SCHEMA_VERSION",
+    "TOKENIZER",
+    "EntryState",
+    "Index",
+    "Origin",
+    "cited",
+    "identifier_words",
+    "made_in_session",
+    "origins",
+    "rebuilt_on_failure",
+    "redactions",
+    "refresh",
+]

@@ -22,13 +22,24 @@ from typing import Any, TypeVar
 from ... import progress
 from ...errors import InputError, StorageError
 from ...model import Entry
-from ..archive import MalformedLine, read_lines
+from ..archive import ArchiveRecord, MalformedLine, parse_line, read_lines
 from ..layout import Layout
+from ..provenance.marks import Marks, scrub_text
 from .documents import doc_row, search_text
+from .origins import MAKING_OPS, origin_row
 from .schema import SCHEMA, SCHEMA_VERSION, UPSERT
 
 __all__ = ["EntryState", "Index", "rebuilt_on_failure", "refresh"]
 _PROBE = 256  # bytes compared at the start and just before the offset
+
+
+def _scrubbed(raw: bytes, item: ArchiveRecord, marks: Marks, path: Path, lineno: int) -> tuple[bytes, ArchiveRecord]:
+    """A line of a redacted record that came back, with the removed text taken out again."""
+    clean = marks.line(raw)
+    if clean == raw:
+        return raw, item
+    parsed = parse_line(clean, str(path), lineno)
+    return (clean, parsed) if isinstance(parsed, ArchiveRecord) else (raw, item)
 
 
 @dataclass(frozen=True, slots=True)
@@ -152,23 +163,34 @@ class Index:
             if row and (size < offset or _probe(path, offset) != (row[4], row[5])):
                 offset = lines = 0  # rewritten, not appended to: read it again
             if offset == 0:
+                for table in ("outcomes", "groups", "malformed", "origins", "redactions"):
+                    db.execute(f"DELETE FROM {table} WHERE role=?", (role,))
                 db.execute("DELETE FROM docs WHERE role=? AND journalled=1", (role,))
-                db.execute("DELETE FROM outcomes WHERE role=?", (role,))
-                db.execute("DELETE FROM groups WHERE role=?", (role,))
-                db.execute("DELETE FROM malformed WHERE role=?", (role,))
             read_from = offset
             bad: list[MalformedLine] = []
             rows: list[tuple[object, ...]] = []
             outcomes: dict[str, list[int]] = {}
             groups: list[tuple[str, str, str]] = []
+            made: list[tuple[object, ...]] = []
+            marks = self._marks(role)
             for end, lineno, raw, item in read_lines(path, offset, lines + 1):
                 offset, lines = end, lineno
                 if isinstance(item, MalformedLine):
                     bad.append(item)
-                else:
-                    rows.append(doc_row(role, item, raw, outcomes))
-                    if isinstance(item.extra.get("group"), str):
-                        groups.append((role, item.id, item.extra["group"]))
+                    continue
+                if item.op == "redacted":
+                    db.executemany(UPSERT, rows)  # what came before it is scrubbed in place
+                    rows.clear()
+                    self._redact(role, item, raw, marks)
+                elif item.id in marks.by_id:
+                    if item.id in marks.redacted:
+                        continue  # a line of a redacted id that came back: the redaction stays its last word
+                    raw, item = _scrubbed(raw, item, marks, path, lineno)
+                rows.append(doc_row(role, item, raw, outcomes))
+                if isinstance(item.extra.get("group"), str):
+                    groups.append((role, item.id, item.extra["group"]))
+                if item.op in MAKING_OPS:
+                    made.append(origin_row(role, item))
                 if len(rows) >= 5000:
                     db.executemany(UPSERT, rows)
                     rows.clear()
@@ -176,6 +198,7 @@ class Index:
                         stage.advance(offset - read_from)
                         read_from = offset
             db.executemany(UPSERT, rows)
+            db.executemany("INSERT OR IGNORE INTO origins VALUES (?,?,?,?,?,?,?,?,?)", made)
             db.executemany("INSERT OR IGNORE INTO groups VALUES (?,?,?)", groups)
             db.executemany(
                 "INSERT INTO outcomes VALUES (?,?,?,?) ON CONFLICT(role, ctx_hash) DO UPDATE SET "
@@ -207,6 +230,27 @@ class Index:
             offset = read.get(role, (0, 0))[0]
             out[role] = size - offset if size >= offset else size
         return out
+
+    def _marks(self, role: str) -> Marks:
+        from .origins import redactions
+
+        return redactions(self, role)
+
+    def _redact(self, role: str, record: ArchiveRecord, raw: bytes, marks: Marks) -> None:
+        """Take a redaction in: remembered, and applied to what the index holds of its ids."""
+        line = raw.decode("utf-8").rstrip("\r\n")
+        self.db.execute("INSERT INTO redactions VALUES (?,?,?)", (role, record.id, line))
+        marks.add(record.to_dict())
+        named = record.extra.get("ids")
+        for i in {record.id, *(x for x in named if isinstance(x, str))} if isinstance(named, list) else {record.id}:
+            if i not in marks.by_id:
+                continue
+            row = self.db.execute("SELECT text, search, data FROM docs WHERE id=?", (i,)).fetchone()
+            if row is None:
+                continue
+            text, search, data = (scrub_text(v, marks.by_id[i]) if isinstance(v, str) else v for v in row)
+            if (text, search, data) != tuple(row):
+                self.db.execute("UPDATE docs SET text=?, search=?, data=? WHERE id=?", (text, search, data, i))
 
     def notebook_fresh(self, role: str, sig: tuple[int, int]) -> bool:
         row = self.db.execute("SELECT size, mtime_ns FROM notebooks WHERE role=?", (role,)).fetchone()
@@ -266,7 +310,7 @@ class Index:
         keep = set(keep)
         known = {r for (r,) in self.db.execute("SELECT role FROM sources UNION SELECT role FROM notebooks")}
         for role in known - keep:
-            for table in ("docs", "active", "outcomes", "malformed", "sources", "notebooks"):
+            for table in ("docs", "active", "outcomes", "malformed", "sources", "notebooks", "origins", "redactions"):
                 self.db.execute(f"DELETE FROM {table} WHERE role=?", (role,))
 
     def newest(self, role: str, section: str, limit: int) -> list[tuple[str, str, str, int]]:

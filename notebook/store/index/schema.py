@@ -3,7 +3,7 @@ notebooks, and the FTS5 index over them (kept in step by triggers)."""
 
 from __future__ import annotations
 
-SCHEMA_VERSION = 9
+SCHEMA_VERSION = 10
 TOKENIZER = "porter unicode61 remove_diacritics 2"
 
 SCHEMA = (
@@ -21,6 +21,15 @@ SCHEMA = (
     "CREATE TABLE malformed(role TEXT, path TEXT, line INTEGER, reason TEXT)",
     "CREATE TABLE groups(role TEXT NOT NULL, id TEXT NOT NULL, grp TEXT NOT NULL, PRIMARY KEY(role, id))",
     "CREATE INDEX groups_grp ON groups(role, grp)",
+    # provenance: each id's first record that made it (added, stored, logged, shared), and
+    # the code it cites; what `audit`, `obsolete --session`, promotion and drift ask
+    "CREATE TABLE origins(role TEXT NOT NULL, id TEXT NOT NULL, op TEXT, source TEXT, by TEXT, session TEXT,"
+    " at TEXT, cite TEXT, flag TEXT, PRIMARY KEY(role, id))",
+    "CREATE INDEX origins_session ON origins(session) WHERE session IS NOT NULL",
+    "CREATE INDEX origins_cite ON origins(role) WHERE cite IS NOT NULL",
+    "CREATE INDEX origins_at ON origins(at)",  # audit lists the newest writes first
+    # the `redacted` records: applied to every line of their ids the archive holds or regains
+    "CREATE TABLE redactions(role TEXT NOT NULL, id TEXT NOT NULL, data TEXT NOT NULL)",
     "CREATE VIRTUAL TABLE docs_fts USING fts5(text, search, content='docs', content_rowid='rowid',"
     f" tokenize='{TOKENIZER}')",
     "CREATE VIRTUAL TABLE docs_vocab USING fts5vocab(docs_fts, 'row')",

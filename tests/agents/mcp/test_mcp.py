@@ -58,7 +58,7 @@ def test_every_tool_answers_with_text_and_structured_content(tmp_path: Path) -> 
         assert (r.is_error, text(r)) == (False, "coder: +1 entry, 10/80 lines")
         assert r.structured_content is not None and r.structured_content["added"][0]["section"] == "mistakes"
         r = await c.call_tool("search", {"query": "npm EACCES"})
-        assert text(r).startswith("[2026-01-10] coder/mistakes: npm install failed with EACCES")
+        assert text(r).splitlines()[1].startswith("[2026-01-10] coder/mistakes: npm install failed with EACCES")
         assert r.structured_content is not None and r.structured_content["total"] == 1
         r = await c.call_tool("read", {"role": "coder"})
         assert "- [2026-01-10] npm install failed with EACCES; chown first" in text(r)
@@ -406,7 +406,8 @@ def test_search_keeps_text_and_structured_content_together_within_the_budget(tmp
         r = await c.call_tool("search", {"query": "npm cache", "limit": 100, "budget": 150})
         assert r.structured_content is not None
         hits = r.structured_content["hits"]
-        lines = text(r).splitlines()
+        head, *lines = text(r).splitlines()
+        assert head == r.structured_content["note"] and head.startswith("rolebook: hits for this search; notes")
         assert len(hits) == len(lines) - 1 >= 1 and lines[-1].endswith("hits shown; refine, or raise budget")
         assert all("record" not in h for h in hits)
         assert len(text(r)) + len(json.dumps(r.structured_content)) <= 150 * 4  # all a client can show
@@ -418,13 +419,13 @@ def test_search_keeps_text_and_structured_content_together_within_the_budget(tmp
 def test_a_hit_longer_than_the_whole_budget_comes_back_cut_not_dropped(tmp_path: Path) -> None:
     async def body(c: Client) -> None:
         await c.call_tool("store", {"role": "coder", "category": "notes", "text": "npm EACCES " + "detail " * 100})
-        r = await c.call_tool("search", {"query": "npm EACCES", "budget": 100})
+        r = await c.call_tool("search", {"query": "npm EACCES", "budget": 150})  # the hit alone is ~700 characters
         assert r.structured_content is not None
         (hit,) = r.structured_content["hits"]
         assert hit["text"].startswith("npm EACCES detail") and hit["text"].endswith("…")
-        (line,) = text(r).splitlines()
+        _, line = text(r).splitlines()  # the frame, then the hit
         assert line.startswith("[") and line.endswith("…") and "cut" not in r.structured_content
-        assert len(text(r)) + len(json.dumps(r.structured_content)) <= 100 * 4
+        assert len(text(r)) + len(json.dumps(r.structured_content)) <= 150 * 4
         # where not even a cut hit fits, the structured content says so, as the text does
         r = await c.call_tool("search", {"query": "npm EACCES", "budget": 50})
         assert r.structured_content is not None and r.structured_content["hits"] == []

@@ -114,9 +114,9 @@ def test_an_mcp_search_carries_the_note_in_its_text_and_structured_content(
     result = anyio.run(main)
     block = result.content[0]
     assert isinstance(block, t.TextContent) and result.structured_content is not None
-    note = result.structured_content["note"]
+    note = result.structured_content["embedding"]
     assert ready(note) == (STEP, RECORDS)
-    assert block.text.splitlines()[-1] == f"note: {note}" and "zanzibar" in block.text.splitlines()[0]
+    assert block.text.splitlines()[-1] == f"note: {note}" and "zanzibar" in block.text.splitlines()[1]
     assert len(block.text) + len(str(result.structured_content)) <= 200 * 4 + 200
 
 

@@ -1,0 +1,92 @@
+"""Provenance you can act on, over a session (DESIGN.md section 10): `audit` lists what
+was written, by whom, through what, when and what became of it; `retire_session` retires
+everything one session wrote that still stands; `redact` takes one item's text (or part
+of it) out of every file under the root. The session API's other calls are in
+session.py; these are here so that each stays one concept of a readable size.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from rolebook.notebook.store import check_role
+
+if TYPE_CHECKING:
+    from rolebook.notebook.store import Audit, Redacted, Retired
+
+    from .session import Session
+
+
+def audit(
+    session: Session,
+    writer_session: str | None = None,
+    roles: tuple[str, ...] = (),
+    since: str | None = None,
+    until: str | None = None,
+    source: str | None = None,
+    newest: int | None = None,
+) -> Audit:
+    """The items this root's archives say were made, oldest write first, as filtered: all
+    of them, or the `newest` n (the counts are of all).
+
+    Raises:
+        EntryError: a bad date. InputError: a bad role name.
+    """
+    from rolebook.notebook.store import AuditFilters, audit_writes, check_date
+
+    filters = AuditFilters(
+        writer_session,
+        tuple(check_role(r) for r in roles),
+        check_date(since) if since else None,
+        check_date(until) if until else None,
+        source,
+    )
+    return audit_writes(session.layout, filters, newest)
+
+
+def retire_session(session: Session, role: str, writer_session: str, reason: str | None = None) -> Retired:
+    """Retire, in one write, every entry and long-term item of `role` that one session
+    wrote and that still stands: archived as obsolete with the reason.
+
+    Raises:
+        NoMatch: that session wrote nothing that still stands. ScopeError: another role's.
+    """
+    from rolebook.notebook.store import obsolete_session
+    from rolebook.rules import refresh_alerts
+
+    retired = obsolete_session(session.layout, check_role(role), writer_session, session.limits, session.who, reason)
+    refresh_alerts(
+        session.layout, session.rules_path, role, touched=set(), min_dates=session.min_dates, same=session.recurrence
+    )
+    return retired
+
+
+def drift(session: Session, role: str | None = None) -> list[str]:
+    """Every drift alert of the root's notebooks (of one role): entries an instructions
+    file dropped or changed a line of, or whose cited code changed, since they were written."""
+    from rolebook.notebook.store import extra_state
+    from rolebook.rules import drift_alerts, instruction_files
+
+    files = instruction_files(session.layout.root, session.rules_path, session.instructions)
+    out = []
+    for name in [check_role(role)] if role else session.layout.roles():
+        cites = [c for c in (extra_state(session.layout, name) or {}).get("cites") or () if isinstance(c, dict)]
+        out += [f"{name}: {a}" for a in drift_alerts(session.layout, name, files, cites)]
+    return out
+
+
+def redact(session: Session, key: str, part: str | None = None) -> Redacted:
+    """Take the text of the item whose id starts with `key` (or only `part` of it) out of
+    every file under the root and out of the index; its id, date, role and a hash of what
+    was removed stay.
+
+    Raises:
+        NoMatch: no item has that id. InputError: an ambiguous id, a part it does not hold.
+        ScopeError: a writer scoped to another role.
+    """
+    from rolebook.notebook.store import redact_item
+    from rolebook.rules import refresh_alerts
+
+    done = redact_item(session.layout, key, part, session.who, session.rules_path)
+    refresh_alerts(session.layout, session.rules_path, done.role, min_dates=session.min_dates, same=session.recurrence)
+    return done

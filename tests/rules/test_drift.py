@@ -1,0 +1,183 @@
+"""Instructions drift and cited code (issue 29, point 1): `read` names the one entry a
+dropped instruction still lives in, `doctor` lists every one; cited lines edited or
+deleted raise the same kind of alert."""
+
+from __future__ import annotations
+
+import ast
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from rolebook.agents.cli import app
+from typer.testing import CliRunner
+
+runner = CliRunner()
+COMPANY = "Mention the AI company angle in every reply."
+
+
+def rb(root: Path, *args: str) -> tuple[int, str, str]:
+    result = runner.invoke(app, ["--root", str(root), *args])
+    return result.exit_code, result.stdout, result.stderr
+
+
+def git(root: Path, *args: str, day: str = "2026-03-01") -> None:
+    env = {
+        **os.environ,
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@t",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@t",
+        "GIT_AUTHOR_DATE": f"{day}T12:00:00",
+        "GIT_COMMITTER_DATE": f"{day}T12:00:00",
+    }
+    subprocess.run(["git", *args], cwd=root, check=True, capture_output=True, env=env)
+
+
+def alerts(out: str) -> list[str]:
+    return [line for line in out.splitlines() if line.startswith("rolebook: ")]
+
+
+def social_repo(root: Path) -> dict[str, str]:
+    """The social agent's repository: instructions committed, entries written, then the
+    company rule dropped in a later commit. The ids of its entries, by what they say."""
+    git(root, "init", "-q", "-b", "main")
+    (root / "CLAUDE.md").write_text(
+        f"# Social agent\n\n- {COMPANY}\n- Keep replies under 280 characters.\n- Reply within the hour.\n"
+    )
+    rb(root, "init", "social")
+    said = {
+        "company": "AI company angle required on every reply",
+        "short": "replies under 280 characters get more likes",
+        "emoji": "one emoji at most; more reads as spam",
+    }
+    for text in said.values():
+        rb(root, "update", "social", "-l", text, "--date", "2026-03-01")
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "instructions and memory")
+    (root / "src.txt").write_text("unrelated\n")
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "unrelated work", day="2026-03-01")
+    text = (root / "CLAUDE.md").read_text().replace(f"- {COMPANY}\n", "")
+    (root / "CLAUDE.md").write_text(text)
+    git(root, "commit", "-qam", "drop the company angle", day="2026-03-02")
+    ids = {w["text"]: w["id"] for w in json.loads(rb(root, "audit", "--role", "social", "--json")[1])["writes"]}
+    return {key: ids[value] for key, value in said.items()}
+
+
+def test_the_social_agent_case_read_names_the_entry_the_dropped_rule_lives_in_and_only_it(tmp_path: Path) -> None:
+    ids = social_repo(tmp_path)
+    code, out, _ = rb(tmp_path, "read", "social")
+    assert code == 0
+    (alert,) = [a for a in alerts(out) if "CLAUDE.md" in a]
+    assert alert == (
+        f'rolebook: CLAUDE.md dropped "{COMPANY}" on 2026-03-02; the Learnings entry #{ids["company"]} '
+        f"still says it: rolebook obsolete social #{ids['company']}"
+    )
+    assert not any(ids[key] in line for line in alerts(out) for key in ("short", "emoji"))
+    code, out, _ = rb(tmp_path, "doctor")
+    assert code == 1 and f"#{ids['company']}" in out and "drift: social: CLAUDE.md dropped" in out
+    assert rb(tmp_path, "obsolete", "social", f"#{ids['company']}")[0] == 0
+    assert [a for a in alerts(rb(tmp_path, "read", "social")[1]) if "CLAUDE.md" in a] == []
+    assert rb(tmp_path, "doctor")[0] == 0
+
+
+def test_an_entry_written_after_the_rule_was_dropped_is_not_named(tmp_path: Path) -> None:
+    social_repo(tmp_path)
+    rb(tmp_path, "obsolete", "social", "company angle")
+    rb(tmp_path, "update", "social", "-l", "the AI company angle in every reply still works", "--date", "2026-03-05")
+    assert [a for a in alerts(rb(tmp_path, "read", "social")[1]) if "CLAUDE.md" in a] == []
+
+
+def test_a_changed_line_not_yet_committed_is_named_with_what_replaced_it(tmp_path: Path) -> None:
+    social_repo(tmp_path)
+    path = tmp_path / "CLAUDE.md"
+    path.write_text(path.read_text().replace("Reply within the hour.", "Reply within the day."))
+    rb(tmp_path, "update", "social", "-l", "reply within the hour or the thread dies", "--date", "2026-03-01")
+    out = rb(tmp_path, "read", "social")[1]
+    (first,) = [a for a in alerts(out) if "CLAUDE.md" in a]
+    assert 'CLAUDE.md changed "Reply within the hour." to "Reply within the day." on ' in first
+    assert first.endswith("(and 1 more: rolebook doctor lists them)")
+    doctor = rb(tmp_path, "doctor")[1]
+    assert doctor.count("drift: ") == 2
+
+
+def test_a_cached_read_with_instructions_runs_neither_git_nor_a_database(tmp_path: Path) -> None:
+    social_repo(tmp_path)
+    code = (
+        "import sys\n"
+        "from rolebook.agents.main import main\n"
+        f"main(['--root', {str(tmp_path)!r}, 'read', 'social'])\n"
+        "heavy = ('subprocess', 'sqlite3', 'hashlib', 'markdown_it', 'typer')\n"
+        "print([m for m in heavy if m in sys.modules])\n"
+    )
+    runs = [subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True) for _ in "ab"]
+    assert "dropped" in runs[1].stdout
+    assert ast.literal_eval(runs[1].stdout.splitlines()[-1]) == []
+
+
+def test_cited_lines_edited_moved_or_deleted(tmp_path: Path) -> None:
+    src = tmp_path / "src"
+    src.mkdir()
+    lines = [f"line {n}" for n in range(1, 11)]
+    (src / "app.py").write_text("\n".join(lines) + "\n")
+    code, _, err = rb(tmp_path, "update", "coder", "-l", "retry() backs off twice", "--cite", f"{src / 'app.py'}:3-4")
+    assert code == 0, err
+    (eid,) = [h["id"] for h in json.loads(rb(tmp_path, "search", "retry backs off", "--json")[1])["hits"]]
+    assert alerts(rb(tmp_path, "read", "coder")[1]) == []
+    (src / "app.py").write_text("\n".join(["new top", "another", *lines]) + "\n")  # moved down: still holds
+    assert alerts(rb(tmp_path, "read", "coder")[1]) == []
+    edited = [*lines]
+    edited[3] = "line 4, now backing off three times"
+    (src / "app.py").write_text("\n".join(edited) + "\n")
+    (alert,) = alerts(rb(tmp_path, "read", "coder")[1])
+    day = json.loads(rb(tmp_path, "search", "retry", "--json")[1])["hits"][0]["date"]
+    assert alert == (
+        f"rolebook: src/app.py:3-4 changed since the Learnings entry #{eid} cited it on {day}; "
+        f"it may no longer hold: rolebook obsolete coder #{eid}"
+    )
+    (src / "app.py").unlink()
+    (alert,) = alerts(rb(tmp_path, "read", "coder")[1])
+    assert alert.startswith("rolebook: src/app.py:3-4 was deleted since the Learnings entry")
+    code, _, err = rb(tmp_path, "update", "coder", "-l", "x y z", "--cite", "src/app.py:1")
+    assert code == 2 and "no readable file at src/app.py" in err
+    code, _, err = rb(tmp_path, "update", "coder", "-l", "x y z", "--cite", "/etc/hostname")
+    assert code == 2 and "outside the project" in err
+
+
+def test_a_stored_item_that_cites_code_is_named_when_its_lines_change(tmp_path: Path) -> None:
+    (tmp_path / "config.toml").write_text("retries = 3\ntimeout = 10\n")
+    said = "the client retries three times"
+    assert rb(tmp_path, "store", "coder", "api_quirks", said, "--cite", "config.toml:1")[0] == 0
+    rb(tmp_path, "update", "coder", "-l", "a learning so the notebook exists")
+    assert alerts(rb(tmp_path, "read", "coder")[1]) == []
+    (tmp_path / "config.toml").write_text("retries = 5\ntimeout = 10\n")
+    (alert,) = alerts(rb(tmp_path, "read", "coder")[1])
+    assert alert.startswith("rolebook: config.toml:1 changed since the api_quirks item #")
+    step = alert.rsplit(": ", 1)[1].split()  # rolebook obsolete coder #id: the step works for an item too
+    code, out, _ = rb(tmp_path, *step[1:])
+    assert code == 0 and out.strip() == f"coder: made obsolete {step[-1]}"
+    assert alerts(rb(tmp_path, "read", "coder")[1]) == []
+    assert rb(tmp_path, "search", "retries three times")[0] == 1
+
+
+def test_a_file_named_in_rolebook_yaml_is_checked_too_and_one_outside_the_root_is_refused(tmp_path: Path) -> None:
+    git(tmp_path, "init", "-q", "-b", "main")
+    (tmp_path / "docs").mkdir()
+    rules = tmp_path / "docs/agent-rules.md"
+    rules.write_text("- Always run the integration suite before a release.\n- Tag releases as vX.Y.Z.\n")
+    (tmp_path / "rolebook.yaml").write_text("instructions: [docs/agent-rules.md]\n")
+    rb(tmp_path, "update", "qa", "-l", "run the integration suite before every release", "--date", "2026-03-01")
+    git(tmp_path, "add", "-A")
+    git(tmp_path, "commit", "-qm", "rules")
+    rules.write_text("- Tag releases as vX.Y.Z.\n")
+    git(tmp_path, "commit", "-qam", "the suite is gone", day="2026-03-04")
+    (alert,) = alerts(rb(tmp_path, "read", "qa")[1])
+    lost = "Always run the integration suite before a release."
+    assert alert.startswith(f'rolebook: docs/agent-rules.md dropped "{lost}"')
+    assert " on 2026-03-04; the Learnings entry #" in alert
+    (tmp_path / "rolebook.yaml").write_text("instructions: [../elsewhere.md]\n")
+    code, _, err = rb(tmp_path, "read", "qa")
+    assert code == 2 and "rolebook.yaml:1" in err and "outside the project root" in err
