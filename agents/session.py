@@ -271,8 +271,7 @@ class Session:
         one), once, redacted again, with where it came from. Returns (root name, result).
 
         Raises:
-            InputError: no shared root, or several and `to` names none of them.
-            NoMatch: no item has that id. ScopeError: a writer scoped to another role.
+            InputError: no such shared root. NoMatch: no such item. ScopeError: another role's writer.
         """
         from rolebook.notebook.store import share
 
@@ -285,20 +284,9 @@ class Session:
         Raises:
             InputError: none configured, an unknown name, or several and no name.
         """
-        from rolebook.notebook import InputError
+        from rolebook.notebook.store import choose_shared
 
-        names = [n for n, _ in self.shared]
-        for n, root in self.shared:
-            if n == name or (name is None and len(names) == 1):
-                return n, root
-        if name is not None:
-            there = f"there are: {', '.join(names)}" if names else "none could be opened"
-            raise InputError(f"no shared root named {name!r} ({there})")
-        if names:
-            raise InputError(f"several shared roots ({', '.join(names)}): say which with --to")
-        raise InputError(
-            "no shared root: name one in rolebook.yaml, e.g. shared_roots: [{name: team, path: ../knowledge}]"
-        )
+        return self.shared[choose_shared([n for n, _ in self.shared], name)]
 
     def store(
         self, role: str, category: str, text: str, tags: Sequence[str] = (), fields: Mapping[str, Any] | None = None

@@ -39,7 +39,7 @@ if TYPE_CHECKING:  # what type checkers see; at run time each name loads on firs
     from .provenance.redaction import Redacted, redact_item
     from .read import MAX_ALERTS, ReadResult, extra_state, load_text, next_step, read_notebook, store_extra_alerts
     from .secrets import redact_value, redactions
-    from .sharing import Shared, share
+    from .sharing import Shared, choose_shared, share
 
 # Loaded on first use: importing one name (the read path does) does not import every module.
 _WHERE = {
@@ -111,6 +111,7 @@ _WHERE = {
     "redactions": "secrets",
     "Shared": "sharing",
     "share": "sharing",
+    "choose_shared": "sharing",
 }
 
 __all__ = [
@@ -142,6 +143,7 @@ __all__ = [
     "check_scope",
     "check_tags",
     "check_text",
+    "choose_shared",
     "cite_label",
     "cite_state",
     "cited",

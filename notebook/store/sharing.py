@@ -110,3 +110,21 @@ def share_record(item: dict[str, Any], repo: str, target: Layout, writer: Writer
     if written:
         return Shared(written[0], True, tuple(kinds))
     return Shared(found[0], False, tuple(kinds))
+
+
+def choose_shared(names: list[str], name: str | None) -> int:
+    """Which of the configured shared roots (`names`, in order) a command means: the one
+    named, or the only one.
+
+    Raises:
+        InputError: none configured, an unknown name, or several and no name.
+    """
+    for i, n in enumerate(names):
+        if n == name or (name is None and len(names) == 1):
+            return i
+    if name is not None:
+        there = f"there are: {', '.join(names)}" if names else "none could be opened"
+        raise InputError(f"no shared root named {name!r} ({there})")
+    if names:
+        raise InputError(f"several shared roots ({', '.join(names)}): say which with --to")
+    raise InputError("no shared root: name one in rolebook.yaml, e.g. shared_roots: [{name: team, path: ../knowledge}]")

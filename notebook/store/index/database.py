@@ -24,9 +24,9 @@ from ...errors import InputError, StorageError
 from ...model import Entry
 from ..archive import ArchiveRecord, MalformedLine, parse_line, read_lines
 from ..layout import Layout
-from ..provenance.marks import Marks, scrub_text
+from ..provenance.marks import Marks
 from .documents import doc_row, search_text
-from .origins import MAKING_OPS, origin_row
+from .origins import MAKING_OPS, origin_row, redactions, take_redaction
 from .schema import SCHEMA, SCHEMA_VERSION, UPSERT
 
 __all__ = ["EntryState", "Index", "rebuilt_on_failure", "refresh"]
@@ -172,7 +172,7 @@ class Index:
             outcomes: dict[str, list[int]] = {}
             groups: list[tuple[str, str, str]] = []
             made: list[tuple[object, ...]] = []
-            marks = self._marks(role)
+            marks = redactions(self, role)
             for end, lineno, raw, item in read_lines(path, offset, lines + 1):
                 offset, lines = end, lineno
                 if isinstance(item, MalformedLine):
@@ -181,7 +181,7 @@ class Index:
                 if item.op == "redacted":
                     db.executemany(UPSERT, rows)  # what came before it is scrubbed in place
                     rows.clear()
-                    self._redact(role, item, raw, marks)
+                    take_redaction(self, role, item, raw, marks)
                 elif item.id in marks.by_id:
                     if item.id in marks.redacted:
                         continue  # a line of a redacted id that came back: the redaction stays its last word
@@ -230,27 +230,6 @@ class Index:
             offset = read.get(role, (0, 0))[0]
             out[role] = size - offset if size >= offset else size
         return out
-
-    def _marks(self, role: str) -> Marks:
-        from .origins import redactions
-
-        return redactions(self, role)
-
-    def _redact(self, role: str, record: ArchiveRecord, raw: bytes, marks: Marks) -> None:
-        """Take a redaction in: remembered, and applied to what the index holds of its ids."""
-        line = raw.decode("utf-8").rstrip("\r\n")
-        self.db.execute("INSERT INTO redactions VALUES (?,?,?)", (role, record.id, line))
-        marks.add(record.to_dict())
-        named = record.extra.get("ids")
-        for i in {record.id, *(x for x in named if isinstance(x, str))} if isinstance(named, list) else {record.id}:
-            if i not in marks.by_id:
-                continue
-            row = self.db.execute("SELECT text, search, data FROM docs WHERE id=?", (i,)).fetchone()
-            if row is None:
-                continue
-            text, search, data = (scrub_text(v, marks.by_id[i]) if isinstance(v, str) else v for v in row)
-            if (text, search, data) != tuple(row):
-                self.db.execute("UPDATE docs SET text=?, search=?, data=? WHERE id=?", (text, search, data, i))
 
     def notebook_fresh(self, role: str, sig: tuple[int, int]) -> bool:
         row = self.db.execute("SELECT size, mtime_ns FROM notebooks WHERE role=?", (role,)).fetchone()

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ..archive import ArchiveRecord
-from ..provenance.marks import Marks
+from ..provenance.marks import Marks, scrub_text
 
 if TYPE_CHECKING:
     import sqlite3
@@ -142,3 +142,21 @@ def redactions(index: Index, role: str | None = None) -> Marks:
         with contextlib.suppress(ValueError):
             marks.add(json.loads(data))
     return marks
+
+
+def take_redaction(index: Index, role: str, record: ArchiveRecord, raw: bytes, marks: Marks) -> None:
+    """Take a redaction record in as the index syncs: remembered, and applied to what the
+    index holds of the ids it names."""
+    line = raw.decode("utf-8").rstrip("\r\n")
+    index.db.execute("INSERT INTO redactions VALUES (?,?,?)", (role, record.id, line))
+    marks.add(record.to_dict())
+    named = record.extra.get("ids")
+    for i in {record.id, *(x for x in named if isinstance(x, str))} if isinstance(named, list) else {record.id}:
+        if i not in marks.by_id:
+            continue
+        row = index.db.execute("SELECT text, search, data FROM docs WHERE id=?", (i,)).fetchone()
+        if row is None:
+            continue
+        text, search, data = (scrub_text(v, marks.by_id[i]) if isinstance(v, str) else v for v in row)
+        if (text, search, data) != tuple(row):
+            index.db.execute("UPDATE docs SET text=?, search=?, data=? WHERE id=?", (text, search, data, i))
