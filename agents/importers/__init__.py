@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+from .claude import read_claude_memory
+from .codex import read_codex_memory, read_serena
 from .common import Item, Problem, Source
 from .logs import read_agent_knowledge, read_mcp_memory, read_memcache, read_xmem
 from .notes import read_cerebro, read_markdown
@@ -23,6 +25,9 @@ READERS: dict[str, Callable[[Path], Source]] = {
     "memcache": read_memcache,
     "mcp-memory": read_mcp_memory,
     "markdown": read_markdown,
+    "claude-memory": read_claude_memory,
+    "codex-memory": read_codex_memory,
+    "serena": read_serena,
 }
 
 __all__ = ["READERS", "Item", "Problem", "Source", "read_markdown"]

@@ -236,3 +236,29 @@ def export_markdown(layout: Layout, roles: list[str]) -> Iterator[str]:
             yield f"- [{item.date}] {item.op} {item.section}: {text_}{count}{tags} `{item.id}`\n"
         if bad:
             yield f"\n({bad} malformed archive line(s) not shown: `rolebook doctor` lists them)\n"
+
+
+def export_agent_memory(layout: Layout, role: str, folder: Path) -> Path:
+    """Write the role's notebook as `folder/MEMORY.md`, a Claude Code subagent's memory.
+
+    Raises:
+        InputError: the role has no notebook, or the MEMORY.md there holds memory the
+            role's archive does not (import it first).
+    """
+    from rolebook.notebook.store import atomic_write
+
+    from .claude import INDEX, agent_memory, unimported
+
+    text = load_text(layout, layout.notebook_path(role))
+    if text is None:
+        raise InputError(f"role {role!r} has no notebook yet: nothing to export")
+    missing = unimported(folder, role, lambda r, ids: known(layout, r, ids))
+    if missing:
+        raise InputError(
+            f"{folder / INDEX} holds memory rolebook does not have (first: {missing[0]}): import it first "
+            f"with `rolebook import claude-memory {folder} --role {role}`"
+        )
+    path = folder / INDEX
+    folder.mkdir(parents=True, exist_ok=True)
+    atomic_write(path, agent_memory(text, role).encode("utf-8"))
+    return path
