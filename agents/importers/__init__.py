@@ -18,7 +18,7 @@ from .common import Item, Problem, Source
 from .logs import read_agent_knowledge, read_mcp_memory, read_memcache, read_xmem
 from .notes import read_cerebro, read_markdown
 
-READERS: dict[str, Callable[[Path], Source]] = {
+READERS: dict[str, Callable[[Path, Source | None], Source]] = {
     "cerebro": read_cerebro,
     "xmem": read_xmem,
     "agent-knowledge": read_agent_knowledge,

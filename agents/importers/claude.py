@@ -34,11 +34,11 @@ _POINTER = re.compile(r"\[([^\]]+)\]\(([^)\s]+)\)\s*(?:[-\u2013\u2014:]+\s*)?(.*
 MARKER = "<!-- written by rolebook export"
 
 
-def read_claude_memory(path: Path) -> Source:
+def read_claude_memory(path: Path, source: Source | None = None) -> Source:
     """A Claude Code memory folder (auto memory, or one subagent's), a folder of subagent
     memories (`.claude/agent-memory/`, one role per subagent), a project folder holding
     `memory/`, or one memory file."""
-    source = Source()
+    source = Source() if source is None else source
     for folder, role in _folders(path):
         files = [folder] if folder.is_file() else sorted(p for p in folder.rglob("*.md") if p.is_file())
         topics = _topics(folder if folder.is_dir() else folder.parent)

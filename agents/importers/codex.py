@@ -37,9 +37,9 @@ _UPDATED = re.compile(r"updated_at[=:]\s*([0-9]{4}-[0-9]{2}-[0-9]{2}[0-9T:.+Z-]*
 _TASK = re.compile(r"Task \d+:\s*(.+)$", re.DOTALL)
 
 
-def read_codex_memory(path: Path) -> Source:
+def read_codex_memory(path: Path, source: Source | None = None) -> Source:
     """A Codex memories folder (or one of its files)."""
-    source = Source()
+    source = Source() if source is None else source
     files = _markdown(path, "memory_summary.md or MEMORY.md")
     root = path if path.is_dir() else path.parent
     for file in files:
@@ -140,12 +140,12 @@ def _skill(mf: MemoryFile, rel: str, source: Source) -> None:
 # -- Serena -------------------------------------------------------------------------------------
 
 
-def read_serena(path: Path) -> Source:
+def read_serena(path: Path, source: Source | None = None) -> Source:
     """Serena's memories folder (`.serena/memories`, or the project or `.serena` folder
     holding it), or one memory file. Each memory is kept as stored items in a category
     named after it, a paragraph or list item each; list items under a heading that names a
     notebook section (Mistakes, Learnings...) become entries of that section."""
-    source = Source()
+    source = Source() if source is None else source
     for inner in (path / ".serena" / "memories", path / "memories"):
         if path.is_dir() and inner.is_dir():
             path = inner

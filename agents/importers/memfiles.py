@@ -230,7 +230,7 @@ def stored(
         if body is None:
             return
         k = record_key(fmt, [key, n] if n else key)
-        source.items.append(Item(where, "stored", category, day, body, role, key=k, fields=dict(fields)))
+        source.add(Item(where, "stored", category, day, body, role, key=k, fields=dict(fields)))
 
 
 def entry(
@@ -241,7 +241,7 @@ def entry(
     if body is None:
         return
     if fits(body):
-        source.items.append(Item(where, "entry", section, day, body, role, fields=fields))
+        source.add(Item(where, "entry", section, day, body, role, fields=fields))
     else:
         stored(source, where, str(fields.get("source", "")), "notes", day, text, role, fields, [where, text])
 

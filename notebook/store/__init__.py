@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # what type checkers see; at run time each name loads on first use
     from .archive import ArchiveRecord, read_records
-    from .changes import Recur, obsolete, restore, tidy, tidy_check, update
+    from .changes import Held, Recur, obsolete, restore, tidy, tidy_check, update
     from .doctor import diagnose, index_state
     from .exchange import MAX_RECORD_BYTES, export_lines, read_export
     from .fsutil import atomic_write, role_lock
@@ -41,6 +41,7 @@ if TYPE_CHECKING:  # what type checkers see; at run time each name loads on firs
 _WHERE = {
     "ArchiveRecord": "archive",
     "read_records": "archive",
+    "Held": "changes",
     "Recur": "changes",
     "obsolete": "changes",
     "restore": "changes",
@@ -101,6 +102,7 @@ __all__ = [
     "TOKENIZER",
     "ArchiveRecord",
     "Change",
+    "Held",
     "Index",
     "Keep",
     "Layout",

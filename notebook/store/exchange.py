@@ -13,7 +13,7 @@ from __future__ import annotations
 import base64
 import binascii
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -69,9 +69,10 @@ class Bundle:
     notebooks: dict[str, str] = field(default_factory=dict)
     lines: dict[str, list[bytes]] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)
+    counts: dict[str, int] = field(default_factory=dict)  # archive lines per role
 
     def roles(self) -> list[str]:
-        return sorted(set(self.notebooks) | set(self.lines))
+        return sorted(set(self.notebooks) | set(self.lines) | set(self.counts))
 
 
 #: What one archive record may weigh, in an import or an export's archive lines: rolebook's
@@ -79,29 +80,39 @@ class Bundle:
 MAX_RECORD_BYTES = 64 * 1024
 
 
-def read_export(path: Path) -> Bundle:
-    """Read an export; lines it cannot take are listed as `path:line: why`.
+def read_export(path: Path, sink: Callable[[str, bytes], None] | None = None) -> Bundle:
+    """Read an export, a line at a time; lines it cannot take are listed as `path:line: why`.
+    Each archive line goes to `sink(role, line)` when one is given (nothing is held),
+    else into the bundle's `lines`.
 
     Raises InputError when the file is not a rolebook export at all.
     """
     bundle = Bundle()
     try:
-        data = path.read_bytes()
+        f = open(path, "rb")  # noqa: SIM115 (closed below, after the last line)
     except OSError as exc:
         raise InputError(f"cannot read {path}: {exc.strerror or exc}") from None
-    rows = data.splitlines()
+    with f:
+        _read_export(path, f, bundle, sink)
+    return bundle
+
+
+def _read_export(path: Path, f: Any, bundle: Bundle, sink: Callable[[str, bytes], None] | None) -> None:
+    first = f.readline().rstrip(b"\r\n")
     try:
-        header = json.loads(rows[0]) if rows else None
+        header = json.loads(first) if first.strip() else None
     except ValueError:
         header = None
     if not isinstance(header, dict) or header.get("format") != FORMAT:
         raise InputError("not a rolebook export (its first line should name format rolebook-export)", path, 1)
     if header.get("v") != VERSION:
         raise InputError(f"export version {header.get('v')!r} is not one this rolebook reads ({VERSION})", path, 1)
-    for n, raw in enumerate(rows[1:], 2):
+    for n, raw in enumerate(f, 2):
+        raw = raw.rstrip(b"\r\n")
         if not raw.strip():
             continue
         where = f"{path}:{n}"
+        line = b""
         try:
             if len(raw) > MAX_RECORD_BYTES and not raw.startswith(b'{"notebook"'):
                 raise ValueError(f"a line of {len(raw):,} bytes, over the limit of {MAX_RECORD_BYTES:,} for a record")
@@ -122,7 +133,7 @@ def read_export(path: Path) -> Bundle:
                 else:
                     line = base64.b64decode(obj["raw_b64"], validate=True)
                     line = line if line.endswith(b"\n") else line + b"\n"
-                bundle.lines.setdefault(role, []).append(line)
+                bundle.counts[role] = bundle.counts.get(role, 0) + 1
             else:
                 raise ValueError("neither a notebook nor an archive line")
         except (ValueError, KeyError, TypeError, binascii.Error) as exc:
@@ -131,4 +142,8 @@ def read_export(path: Path) -> Bundle:
             bundle.problems.append(f"{where}: JSON nested too deep")
         except InputError as exc:
             bundle.problems.append(f"{where}: {exc}")
-    return bundle
+        else:  # outside the `try`: what the sink raises is its own error, not a bad line
+            if line and sink is not None:
+                sink(role, line)
+            elif line:
+                bundle.lines.setdefault(role, []).append(line)
