@@ -37,7 +37,7 @@ MARKER = "<!-- written by rolebook export"
 def read_claude_memory(path: Path, source: Source | None = None) -> Source:
     """A Claude Code memory folder (auto memory, or one subagent's), a folder of subagent
     memories (`.claude/agent-memory/`, one role per subagent), a project folder holding
-    `memory/`, or one memory file."""
+    `memory/` or the folder of projects (`~/.claude/projects/`), or one memory file."""
     source = Source() if source is None else source
     for folder, role in _folders(path):
         files = [folder] if folder.is_file() else sorted(p for p in folder.rglob("*.md") if p.is_file())
@@ -63,10 +63,15 @@ def _folders(path: Path) -> list[tuple[Path, str | None]]:
         path = path / "memory"  # ~/.claude/projects/<project>/
     if any(path.glob("*.md")):
         return [(path, _role_of(path))]
-    agents = sorted(p for p in path.iterdir() if p.is_dir() and any(p.glob("*.md")))
+    # `.claude/agent-memory/` (a folder per subagent) or `~/.claude/projects/` (a `memory/` per project)
+    inner = [p if any(p.glob("*.md")) else p / "memory" for p in path.iterdir() if p.is_dir()]
+    agents = sorted(p for p in inner if p.is_dir() and any(p.glob("*.md")))
     if not agents:
         raise InputError(f"{path}: no MEMORY.md or memory files here, nor subagent folders holding them")
-    return [(p, _role_of(p) or (p.name.lower() if is_role(p.name.lower()) else None)) for p in agents]
+    # a subagent's folder is named after it; a project's memory/ names no role
+    return [
+        (p, _role_of(p) or (p.name.lower() if p.name != "memory" and is_role(p.name.lower()) else None)) for p in agents
+    ]
 
 
 def _topics(folder: Path) -> set[Path]:

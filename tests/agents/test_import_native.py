@@ -109,6 +109,15 @@ def test_claude_subagent_memory_is_imported_into_the_role_the_subagent_is_named_
     assert code == 0 and out.startswith("qa: added 6 notebook entries")
 
 
+def test_claude_projects_folder_and_a_project_folder_find_the_memory_inside(tmp_path: Path) -> None:
+    projects = fixture("claude-memory/projects", tmp_path)
+    for path in (projects, projects / "-home-dana-src-upload-client"):
+        code, out, _ = rb(tmp_path / "root", "import", "claude-memory", str(path), "--role", "coder", "--dry-run")
+        assert code == 0 and out.startswith("coder: would add 5 notebook entries, 2 archived")
+    code, _, err = rb(tmp_path / "root", "import", "claude-memory", str(projects))
+    assert code == 2 and "pass --role ROLE" in err  # a project's memory names no role
+
+
 @pytest.mark.parametrize(
     ("fmt", "name", "role"),
     [
