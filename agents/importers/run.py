@@ -5,7 +5,7 @@ Also the markdown form of `rolebook export`."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -144,6 +144,7 @@ class _Tally:
     def __init__(self, role: str | None, layout: Layout | None) -> None:
         self.role, self.layout = role, layout
         self.roles: dict[str, RoleReport] = {}
+        self.counts: dict[str, int] = {}  # items per role: what a progress display counts to
         self.redacted: list[str] = []
         self.nameless, self.first_nameless = 0, ""
         self._seen: dict[str, set[str]] = {}
@@ -158,6 +159,7 @@ class _Tally:
             self.first_nameless = self.first_nameless or item.where
             return
         self.roles.setdefault(name, RoleReport(name))
+        self.counts[name] = self.counts.get(name, 0) + 1
         if self.layout is None:
             return
         rid = Entry(item.section, item.date, item.text).id(name) if item.kind == "entry" else _keep(name, item).id
@@ -191,10 +193,10 @@ class _Tally:
 
 class _Writer:
     """The second pass: notebook entries through a session's end (recurrence, limits), the
-    rest appended to the archive, a batch at a time per role."""
+    rest appended to the archive, a batch at a time per role; `written(role, n)` after each."""
 
-    def __init__(self, session: Session, role: str | None) -> None:
-        self.session, self.role = session, role
+    def __init__(self, session: Session, role: str | None, written: Callable[[str, int], None] | None = None) -> None:
+        self.session, self.role, self.written = session, role, written
         self.roles: dict[str, RoleReport] = {}
         self._entries: dict[str, list[Entry]] = {}
         self._fields: dict[str, dict[str, dict[str, Any]]] = {}
@@ -229,6 +231,8 @@ class _Writer:
             rr.entries += len(result.added)
             rr.pruned += result.count("pruned")
             rr.already += len(result.duplicates)
+            if self.written is not None:
+                self.written(name, len(entries))
 
     def _write_keeps(self, name: str) -> None:
         keeps, self._keeps[name] = self._keeps.get(name, []), []
@@ -236,6 +240,8 @@ class _Writer:
             records, already = keep(self.session.layout, name, keeps, self.session.who)
             self.roles[name].items += len(records)
             self.roles[name].already += already
+            if self.written is not None:
+                self.written(name, len(keeps))
 
 
 def _keep(role: str, item: Item) -> Keep:
@@ -286,8 +292,14 @@ class _Restore:
     """An export's archive lines appended role by role, `BATCH` at a time; the last batch
     carries the notebook (written after the records of its entries, as one restore would)."""
 
-    def __init__(self, session: Session, notebooks: dict[str, str], roles: set[str]) -> None:
-        self.session, self.notebooks, self.wanted = session, notebooks, roles
+    def __init__(
+        self,
+        session: Session,
+        notebooks: dict[str, str],
+        roles: set[str],
+        written: Callable[[str, int], None] | None = None,
+    ) -> None:
+        self.session, self.notebooks, self.wanted, self.written = session, notebooks, roles, written
         self.pending: dict[str, list[bytes]] = {}
         self.reports: dict[str, RoleReport] = {}
         self.held: dict[str, Held] = {}
@@ -307,6 +319,8 @@ class _Restore:
         rr = self.reports.setdefault(role, RoleReport(role))
         rr.items += done.appended
         rr.already += done.already
+        if self.written is not None and lines:
+            self.written(role, len(lines))
         return done.notebook
 
     def finish(self, role: str) -> RoleReport:

@@ -93,3 +93,19 @@ def test_an_export_bigger_than_a_batch_restores_the_same_files(tmp_path: Path, t
     assert canonical(b) == canonical(a)
     code, out, _ = rb(b, "import", "rolebook", str(tmp_path / "x.jsonl"))
     assert code == 0 and "0 archived" in out and canonical(b) == canonical(a)
+
+
+def test_each_batch_written_is_reported_as_it_is_written(tmp_path: Path, tiny_batches: None) -> None:
+    from rolebook.agents.config import load_config
+    from rolebook.agents.importers import READERS, Source
+    from rolebook.agents.session import open_session
+
+    src = journal(tmp_path / "src", 5)
+    assert rb(tmp_path / "root", "init", "coder")[0] == 0
+    session = open_session(load_config(tmp_path / "root"))
+    seen: list[tuple[str, int]] = []
+    writing = importing._Writer(session, "coder", lambda role, n: seen.append((role, n)))
+    READERS["memcache"](src, Source(sink=writing.add))
+    assert seen == [("coder", 2), ("coder", 2)]  # two full batches while reading
+    writing.close()
+    assert seen == [("coder", 2), ("coder", 2), ("coder", 1)] and writing.roles["coder"].items == 5
