@@ -159,7 +159,7 @@ def test_a_bad_line_in_a_claude_memory_is_named_and_nothing_is_written(
 
 def test_a_secret_in_a_claude_memory_is_redacted_before_it_is_written(tmp_path: Path) -> None:
     src = fixture(AUTO, tmp_path)
-    key = "sk-ant-api03-" + "Q" * 40
+    key = "sk-ant-api03-" + "aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5bC7dE9fG1hJ3"  # a real key's shape
     with open(src / "reference_grafana.md", "a", encoding="utf-8") as f:
         f.write(f"Its API token is {key}\n")
     code, _, err = rb(tmp_path / "root", "import", "claude-memory", str(src), "--role", "coder")
