@@ -5,10 +5,11 @@ Also the markdown form of `rolebook export`."""
 
 from __future__ import annotations
 
+import pickle
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from rolebook.notebook import Entry, InputError
 from rolebook.notebook.model import entry_id
@@ -99,50 +100,63 @@ BATCH = 5000
 
 
 def run(session: Session, fmt: str, path: Path, role: str | None, dry_run: bool, skip_bad: bool) -> Report:
-    """Read and check the whole source, then (unless a dry run, or bad lines without
-    `skip_bad`) read it again and write it, `BATCH` items at a time: memory stays flat
-    whatever the size of the source.
+    """Read and check the whole source, keeping each item (redacted) in an unnamed
+    temporary file; then (unless a dry run, or bad lines without `skip_bad`) write them
+    from there, `BATCH` items at a time: memory stays flat whatever the size of the source.
 
     Raises:
         InputError: no such source, a source that is not of this format, no role to import into.
         ScopeError: a writer scoped to one role importing into another.
     """
+    import tempfile
+
     if not path.exists():
         raise InputError(f"{path}: no such file or folder")
     if fmt == "rolebook":
         return _run_export(session, path, role, dry_run, skip_bad)
-    read = READERS[fmt]
-    tally = _Tally(role, session.layout if dry_run else None)
-    checked = read(path, Source(sink=tally.add))
-    tally.close()
-    report = Report(fmt, path, dry_run, problems=[str(p) for p in checked.problems], notes=checked.notes)
-    report.redacted = tally.redacted
-    if tally.nameless:
-        raise InputError(
-            f"{tally.nameless} item(s) of this {fmt} source name no role (first: {tally.first_nameless}): "
-            "pass --role ROLE, e.g. --role coder"
-        )
-    for name in tally.roles:
-        check_scope(name, session.who)
-    if (report.problems and not skip_bad) or not tally.roles:
-        return report
-    if dry_run:
-        report.roles = [tally.roles[name] for name in sorted(tally.roles)]
-        return report
-    writing = _Writer(session, role)
-    read(path, Source(sink=writing.add))
-    writing.close()
+    with tempfile.TemporaryFile() as spool:
+        tally = _Tally(role, session.layout if dry_run else None, None if dry_run else spool)
+        checked = READERS[fmt](path, Source(sink=tally.add))
+        tally.close()
+        report = Report(fmt, path, dry_run, problems=[str(p) for p in checked.problems], notes=checked.notes)
+        report.redacted = tally.redacted
+        if tally.nameless:
+            raise InputError(
+                f"{tally.nameless} item(s) of this {fmt} source name no role (first: {tally.first_nameless}): "
+                "pass --role ROLE, e.g. --role coder"
+            )
+        for name in tally.roles:
+            check_scope(name, session.who)
+        if (report.problems and not skip_bad) or not tally.roles:
+            return report
+        if dry_run:
+            report.roles = [tally.roles[name] for name in sorted(tally.roles)]
+            return report
+        writing = _Writer(session, role)
+        spool.seek(0)
+        for item in _unspooled(spool):
+            writing.add(item)
+        writing.close()
     report.roles = [writing.roles[name] for name in sorted(writing.roles)]
     report.written = True
     return report
+
+
+def _unspooled(spool: IO[bytes]) -> Iterator[Item]:
+    """The items the first pass kept, in order (this import's own file: safe to unpickle)."""
+    while True:
+        try:
+            yield pickle.load(spool)
+        except EOFError:
+            return
 
 
 class _Tally:
     """The first pass: what each role would get, the kinds of secret on the way in, and
     items that name no role. For a dry run, which items the roles hold already."""
 
-    def __init__(self, role: str | None, layout: Layout | None) -> None:
-        self.role, self.layout = role, layout
+    def __init__(self, role: str | None, layout: Layout | None, spool: IO[bytes] | None = None) -> None:
+        self.role, self.layout, self.spool = role, layout, spool
         self.roles: dict[str, RoleReport] = {}
         self.counts: dict[str, int] = {}  # items per role: what a progress display counts to
         self.redacted: list[str] = []
@@ -151,7 +165,7 @@ class _Tally:
         self._ids: dict[str, list[tuple[str, str]]] = {}  # role -> (id, kind) waiting for `known`
 
     def add(self, item: Item) -> None:
-        found = redact_value([item.text, dict(item.fields)])[1]
+        clean, found = redact_value([item.text, dict(item.fields)])
         self.redacted += [k for k in found if k not in self.redacted]
         name = self.role or item.role
         if name is None:
@@ -160,6 +174,8 @@ class _Tally:
             return
         self.roles.setdefault(name, RoleReport(name))
         self.counts[name] = self.counts.get(name, 0) + 1
+        if self.spool is not None:  # kept redacted: no secret reaches the disk on the way in
+            pickle.dump(replace(item, text=clean[0], fields=clean[1]), self.spool, pickle.HIGHEST_PROTOCOL)
         if self.layout is None:
             return
         rid = Entry(item.section, item.date, item.text).id(name) if item.kind == "entry" else _keep(name, item).id
