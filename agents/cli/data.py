@@ -14,7 +14,18 @@ from rolebook.notebook.store import check_role
 
 from .app import JsonOpt, _errors, _globals, _print_json, app
 
-FORMATS = ("cerebro", "xmem", "agent-knowledge", "memcache", "mcp-memory", "markdown", "rolebook")
+FORMATS = (
+    "claude-memory",
+    "codex-memory",
+    "serena",
+    "cerebro",
+    "xmem",
+    "agent-knowledge",
+    "memcache",
+    "mcp-memory",
+    "markdown",
+    "rolebook",
+)
 _SHOWN = 20
 
 
@@ -36,6 +47,10 @@ def import_cmd(
     """Bring memory in from another tool. Importing the same source twice adds nothing.
 
     \b
+    claude-memory    Claude Code's memory: an auto-memory folder (~/.claude/projects/P/memory),
+                     a subagent's (.claude/agent-memory/NAME, role NAME) or all of them
+    codex-memory     Codex's memories folder (~/.codex/memories)
+    serena           Serena's memories (.serena/memories, or the project holding it)
     cerebro          an agent-cerebro home: memory.sqlite3 and its <role>.md notebooks
     xmem             X-MEM failures.jsonl / successes.jsonl (a file, or the folder)
     agent-knowledge  agent-knowledge JSONL event logs (a file, or a folder of them)
@@ -50,8 +65,18 @@ def import_cmd(
     kept in the archive as stored items or logged events, searchable, with its
     original date, a `source` field and the source's own record.
 
+    Claude Code's feedback memories go to Feedback, project memories to Learnings, user
+    and reference memories to the archive; MEMORY.md's own lines become entries (its
+    pointers to topic files are read from those files). Codex's preferences go to
+    Feedback, reusable knowledge and tips to Learnings, failures to Mistakes, tasks to
+    the Session Log. Serena's memories are kept in the archive, one category each.
+
     \b
-    Example:  rolebook import xmem ~/.xmem/data --role coder --dry-run
+    Example:  rolebook import claude-memory ~/.claude/projects/-home-me-app/memory --role coder
+              rolebook import claude-memory .claude/agent-memory/code-reviewer
+              rolebook import codex-memory ~/.codex/memories --role coder --dry-run
+              rolebook import serena . --role coder
+              rolebook import xmem ~/.xmem/data --role coder --dry-run
     """
     from ..importers import run as importing
 
@@ -91,9 +116,16 @@ def import_cmd(
 @_errors
 def export_cmd(
     ctx: typer.Context,
+    folder: Annotated[
+        Path | None, typer.Argument(help="claude-agent-memory: the subagent's memory folder to write MEMORY.md in.")
+    ] = None,
     role: Annotated[list[str] | None, typer.Option("--role", help="Only these roles (repeatable).")] = None,
     fmt: Annotated[
-        str, typer.Option("--format", help="jsonl (lossless, for `import rolebook`) or markdown (for reading).")
+        str,
+        typer.Option(
+            "--format",
+            help="jsonl (lossless, for `import rolebook`), markdown (for reading) or claude-agent-memory.",
+        ),
     ] = "jsonl",
     output: Annotated[Path | None, typer.Option("--output", "-o", help="Write to this file instead of stdout.")] = None,
 ) -> None:
@@ -101,21 +133,37 @@ def export_cmd(
 
     jsonl is lossless: `rolebook import rolebook FILE` in an empty root gives back the
     same files and the same search results. markdown is for people: each notebook as it
-    is, then its archive, a line a record.
+    is, then its archive, a line a record. claude-agent-memory writes one role's notebook
+    as a Claude Code subagent's MEMORY.md (within the 200 lines Claude loads), so the
+    subagent reads it at start; a MEMORY.md holding memory rolebook has not imported is
+    refused (import it first).
 
     \b
     Example:  rolebook export -o memory-backup.jsonl
+              rolebook export --format claude-agent-memory --role coder .claude/agent-memory/coder
     """
     from rolebook import __version__
     from rolebook.notebook.store import export_lines
 
     from ..importers.run import export_markdown
 
-    if fmt not in ("jsonl", "markdown"):
-        raise InputError(f"unknown export format {fmt!r} (jsonl or markdown)")
+    if fmt not in ("jsonl", "markdown", "claude-agent-memory"):
+        raise InputError(f"unknown export format {fmt!r} (jsonl, markdown or claude-agent-memory)")
     g = _globals(ctx)
     config = g.config()
     layout = config.layout
+    if fmt == "claude-agent-memory" or folder is not None:
+        if fmt != "claude-agent-memory" or folder is None or not role or len(role) != 1:
+            raise InputError(
+                "export --format claude-agent-memory takes one --role and a folder, e.g. "
+                "--role coder .claude/agent-memory/coder"
+            )
+        from ..importers.run import export_agent_memory
+
+        _not_our_file(folder, config)
+        written = export_agent_memory(layout, check_role(role[0]), folder)
+        sys.stderr.write(f"rolebook: wrote {written}\n")
+        return
     if output is not None:
         _not_our_file(output, config)
     roles = [check_role(r) for r in role] if role else layout.roles()

@@ -44,12 +44,20 @@ class Problem:
 
 @dataclass(slots=True)
 class Source:
-    """What a reader found: items, problems, and what the user should know."""
+    """What a reader found: items, problems, and what the user should know. With a `sink`,
+    each item goes to it as it is read instead of into `items` (an import streams)."""
 
     items: list[Item] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     files: int = 0
+    sink: Callable[[Item], None] | None = None
+
+    def add(self, item: Item) -> None:
+        if self.sink is None:
+            self.items.append(item)
+        else:
+            self.sink(item)
 
 
 class BadRecord(Exception):
@@ -98,11 +106,17 @@ def jsonl_records(path: Path, source: Source) -> Iterator[tuple[str, dict[str, A
     """(path:line, object) for each non-blank line; other lines become problems."""
     source.files += 1
     try:
-        data = path.read_bytes()
+        f = open(path, "rb")  # noqa: SIM115 (read a line at a time: a big log is never held whole)
     except OSError as exc:
         source.problems.append(Problem(f"{path}:1", f"cannot read: {exc.strerror or exc}"))
         return
-    for n, raw in enumerate(data.splitlines(), 1):
+    with f:
+        yield from _records(path, f, source)
+
+
+def _records(path: Path, f: Any, source: Source) -> Iterator[tuple[str, dict[str, Any]]]:
+    for n, raw in enumerate(f, 1):
+        raw = raw.rstrip(b"\r\n")
         where = f"{path}:{n}"
         if not raw.strip():
             continue
@@ -136,6 +150,9 @@ def files_of(path: Path, pattern: str, source: Source) -> list[Path]:
 
 def take(source: Source, where: str, build: Callable[[], list[Item]]) -> None:
     try:
-        source.items.extend(build())
+        items = build()
     except BadRecord as exc:
         source.problems.append(Problem(where, str(exc)))
+        return
+    for item in items:
+        source.add(item)

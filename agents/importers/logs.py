@@ -31,9 +31,9 @@ from .common import (
 _CTX_HASH = re.compile(r"[a-z0-9][a-z0-9-]{0,119}")
 
 
-def read_xmem(path: Path) -> Source:
+def read_xmem(path: Path, source: Source | None = None) -> Source:
     """X-MEM's `failures.jsonl` and `successes.jsonl` (a file, or a folder holding them)."""
-    source = Source()
+    source = Source() if source is None else source
     if path.is_dir():
         files = [p for name in ("failures.jsonl", "successes.jsonl") for p in sorted(path.rglob(name))]
         if not files:
@@ -105,9 +105,9 @@ def _xmem_item(obj: dict[str, Any], where: str, filename: str) -> Item:
 # -- agent-knowledge: per-repo JSONL event logs ------------------------------------------
 
 
-def read_agent_knowledge(path: Path) -> Source:
+def read_agent_knowledge(path: Path, source: Source | None = None) -> Source:
     """agent-knowledge event logs: a `.jsonl` file, or a folder of them (one per repo)."""
-    source = Source()
+    source = Source() if source is None else source
     for file in files_of(path, "*.jsonl", source):
         for where, obj in jsonl_records(file, source):
             take(source, where, lambda obj=obj, where=where: [_knowledge_item(obj, where)])  # type: ignore[misc]
@@ -146,10 +146,10 @@ def _knowledge_item(obj: dict[str, Any], where: str) -> Item:
 MEMCACHE_KINDS = ("turn", "command", "edit", "test", "error", "decision", "checkpoint", "note", "summary")
 
 
-def read_memcache(path: Path) -> Source:
+def read_memcache(path: Path, source: Source | None = None) -> Source:
     """A memcache store: its folder (`.agents/.memcache`), its `journal/`, a repo holding
     one, or one journal file. Each record becomes a stored item in the category of its kind."""
-    source = Source()
+    source = Source() if source is None else source
     if path.is_dir():
         for inner in (path / ".agents" / ".memcache" / "journal", path / "journal"):
             if inner.is_dir():
@@ -184,11 +184,11 @@ def _memcache_item(obj: dict[str, Any], where: str) -> Item:
 # -- @modelcontextprotocol/server-memory: knowledge-graph JSONL ------------------------------
 
 
-def read_mcp_memory(path: Path) -> Source:
+def read_mcp_memory(path: Path, source: Source | None = None) -> Source:
     """The knowledge graph of the MCP reference memory server (`memory.jsonl`): each
     observation of an entity, and each relation, becomes a stored item in `knowledge`.
     The graph has no dates: items take the file's modification date."""
-    source = Source()
+    source = Source() if source is None else source
     for file in files_of(path, "*.jsonl", source):
         day = file_day(file)
         for where, obj in jsonl_records(file, source):

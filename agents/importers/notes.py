@@ -33,7 +33,7 @@ from .common import (
 _COMMENT = re.compile(r"\A\s*<!--.*?-->\s*\Z", re.DOTALL)
 
 
-def read_markdown(path: Path) -> Source:
+def read_markdown(path: Path, source: Source | None = None) -> Source:
     """A markdown file (or a folder of `.md` files, each a role named by its file).
 
     Dated items of Mistakes / Learnings / Feedback / Session Log become notebook entries;
@@ -42,7 +42,7 @@ def read_markdown(path: Path) -> Source:
     paragraph each, under its heading: nothing is dropped. HTML comments, the frontmatter
     and the `#` title are template, not memory, and are left out.
     """
-    source = Source()
+    source = Source() if source is None else source
     for file in files_of(path, "*.md", source):
         _markdown_file(file, source)
     return source
@@ -157,11 +157,11 @@ def _pieces(text: str) -> list[str]:
 # -- agent-cerebro: memory.sqlite3 and its markdown notebooks ------------------------------
 
 
-def read_cerebro(path: Path) -> Source:
+def read_cerebro(path: Path, source: Source | None = None) -> Source:
     """An agent-cerebro home: `memory.sqlite3` (long-term entries: role, category, text,
     tags, dates; invalidated ones too, marked) and the `<role>.md` notebooks beside it.
     Either may be given alone. Embeddings are not carried over: rolebook computes its own."""
-    source = Source()
+    source = Source() if source is None else source
     if path.is_dir():
         db = path / "memory.sqlite3"
         notebooks = sorted(p for p in path.glob("*.md") if is_role(p.stem.lower()))
@@ -182,20 +182,36 @@ def _cerebro_db(db: Path, source: Source) -> None:
     source.files += 1
     try:
         conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
-        try:
-            cols = [r[1] for r in conn.execute("PRAGMA table_info(entries)")]
-            if not {"role", "category", "text"} <= set(cols):
-                raise InputError(f"{db}: not an agent-cerebro database (no entries table with role, category, text)")
-            keep = [c for c in cols if c != "embedding"]
-            rows = conn.execute(f"SELECT {', '.join(keep)} FROM entries ORDER BY rowid").fetchall()
-        finally:
-            conn.close()
     except sqlite3.DatabaseError as exc:
         raise InputError(f"{db}: not a readable SQLite database ({exc})") from None
-    for row in rows:
-        obj = dict(zip(keep, row, strict=True))
-        where = f"{db}:{obj.get('id', '?')}"
-        take(source, where, lambda obj=obj, where=where: [_cerebro_item(obj, where)])  # type: ignore[misc]
+    try:
+        keep, rows = _cerebro_rows(db, conn)
+        # a thousand rows at a time: a database of any size is never held whole
+        while batch := _fetch(db, rows):
+            for row in batch:
+                obj = dict(zip(keep, row, strict=True))
+                where = f"{db}:{obj.get('id', '?')}"
+                take(source, where, lambda obj=obj, where=where: [_cerebro_item(obj, where)])  # type: ignore[misc]
+    finally:
+        conn.close()
+
+
+def _cerebro_rows(db: Path, conn: sqlite3.Connection) -> tuple[list[str], sqlite3.Cursor]:
+    try:
+        cols = [r[1] for r in conn.execute("PRAGMA table_info(entries)")]
+        if not {"role", "category", "text"} <= set(cols):
+            raise InputError(f"{db}: not an agent-cerebro database (no entries table with role, category, text)")
+        keep = [c for c in cols if c != "embedding"]
+        return keep, conn.execute(f"SELECT {', '.join(keep)} FROM entries ORDER BY rowid")
+    except sqlite3.DatabaseError as exc:
+        raise InputError(f"{db}: not a readable SQLite database ({exc})") from None
+
+
+def _fetch(db: Path, rows: sqlite3.Cursor) -> list[Any]:
+    try:
+        return rows.fetchmany(1000)
+    except sqlite3.DatabaseError as exc:
+        raise InputError(f"{db}: not a readable SQLite database ({exc})") from None
 
 
 def _cerebro_item(obj: dict[str, Any], where: str) -> Item:

@@ -5,15 +5,17 @@ Also the markdown form of `rolebook export`."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from dataclasses import dataclass, field
+import pickle
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from rolebook.notebook import Entry, InputError, progress
 from rolebook.notebook.model import entry_id
 from rolebook.notebook.store import (
     ArchiveRecord,
+    Held,
     Keep,
     Layout,
     check_scope,
@@ -92,95 +94,172 @@ class Report:
         }
 
 
-@dataclass(slots=True)
-class _Plan:
-    entries: list[Entry] = field(default_factory=list)
-    fields: dict[str, dict[str, Any]] = field(default_factory=dict)
-    keeps: list[Keep] = field(default_factory=list)
+#: Items written per transaction: an import holds at most this many at once, whatever the
+#: size of its source (a notebook's entries are judged together up to this many).
+BATCH = 5000
 
 
 def run(session: Session, fmt: str, path: Path, role: str | None, dry_run: bool, skip_bad: bool) -> Report:
-    """Read, check and (unless a dry run, or bad lines without `skip_bad`) write.
+    """Read and check the whole source, keeping each item (redacted) in an unnamed
+    temporary file; then (unless a dry run, or bad lines without `skip_bad`) write them
+    from there, `BATCH` items at a time: memory stays flat whatever the size of the source.
 
     Raises:
         InputError: no such source, a source that is not of this format, no role to import into.
         ScopeError: a writer scoped to one role importing into another.
     """
+    import tempfile
+
     if not path.exists():
         raise InputError(f"{path}: no such file or folder")
     if fmt == "rolebook":
         return _run_export(session, path, role, dry_run, skip_bad)
-    source = READERS[fmt](path)
-    report = Report(fmt, path, dry_run, problems=[str(p) for p in source.problems], notes=source.notes)
-    report.redacted = redact_value([[i.text, dict(i.fields)] for i in source.items])[1]
-    plans = _plan(source, fmt, role)
-    for name in plans:
-        check_scope(name, session.who)
-    if (report.problems and not skip_bad) or not plans:
-        return report
-    layout = session.layout
-    work = None if dry_run else _job(sorted((n, len(p.entries) + len(p.keeps)) for n, p in plans.items()))
-    for name, plan in sorted(plans.items()):
-        rr = RoleReport(name)
+    with tempfile.TemporaryFile() as spool:
+        tally = _Tally(role, session.layout if dry_run else None, None if dry_run else spool)
+        checked = READERS[fmt](path, Source(sink=tally.add))
+        tally.close()
+        report = Report(fmt, path, dry_run, problems=[str(p) for p in checked.problems], notes=checked.notes)
+        report.redacted = tally.redacted
+        if tally.nameless:
+            raise InputError(
+                f"{tally.nameless} item(s) of this {fmt} source name no role (first: {tally.first_nameless}): "
+                "pass --role ROLE, e.g. --role coder"
+            )
+        for name in tally.roles:
+            check_scope(name, session.who)
+        if (report.problems and not skip_bad) or not tally.roles:
+            return report
         if dry_run:
-            ids = [e.id(name) for e in plan.entries] + [k.id for k in plan.keeps]
-            have = known(layout, name, ids)
-            fresh_entries = {e.id(name) for e in plan.entries} - have
-            fresh_items = {k.id for k in plan.keeps} - have
-            rr.entries, rr.items = len(fresh_entries), len(fresh_items)
-            rr.already = len(ids) - rr.entries - rr.items
-        else:
-            assert work is not None
-            stage = work.start(name, f"importing {len(plan.entries) + len(plan.keeps):,} records into {name}")
-            if plan.entries:
-                result = session.end(name, plan.entries, fields=plan.fields).result
-                rr.entries, rr.pruned = len(result.added), result.count("pruned")
-                rr.already += len(result.duplicates)
-                stage.advance(len(plan.entries))
-            if plan.keeps:
-                records, already = keep(layout, name, plan.keeps, session.who)
-                rr.items = len(records)
-                rr.already += already
-                stage.advance(len(plan.keeps))
-            stage.finish()
-        report.roles.append(rr)
-    if work is not None:
+            report.roles = [tally.roles[name] for name in sorted(tally.roles)]
+            return report
+        work = _Progress(tally.counts)
+        writing = _Writer(session, role, work.written)
+        spool.seek(0)
+        for item in _unspooled(spool):
+            writing.add(item)
+        writing.close()
         work.finish()
-    report.written = not dry_run
+    report.roles = [writing.roles[name] for name in sorted(writing.roles)]
+    report.written = True
     return report
 
 
-def _job(stages: list[tuple[str, int]]) -> progress.Job:
-    """An import as a job of one stage a role, counted in records as they are written."""
-    return progress.job(
-        "import",
-        stages,
-        unit="records",
-        verb="written",
-        then="run the import again to finish, it is idempotent",
-        shown=sum(n for _, n in stages) >= progress.BIG_IMPORT_RECORDS,
-    )
+def _unspooled(spool: IO[bytes]) -> Iterator[Item]:
+    """The items the first pass kept, in order (this import's own file: safe to unpickle)."""
+    while True:
+        try:
+            yield pickle.load(spool)
+        except EOFError:
+            return
 
 
-def _plan(source: Source, fmt: str, role: str | None) -> dict[str, _Plan]:
-    nameless = [i for i in source.items if role is None and i.role is None]
-    if nameless:
-        raise InputError(
-            f"{len(nameless)} item(s) of this {fmt} source name no role (first: {nameless[0].where}): "
-            "pass --role ROLE, e.g. --role coder"
-        )
-    plans: dict[str, _Plan] = {}
-    for item in source.items:
-        name = role or item.role
-        assert name is not None
-        plan = plans.setdefault(name, _Plan())
+class _Tally:
+    """The first pass: what each role would get, the kinds of secret on the way in, and
+    items that name no role. For a dry run, which items the roles hold already."""
+
+    def __init__(self, role: str | None, layout: Layout | None, spool: IO[bytes] | None = None) -> None:
+        self.role, self.layout, self.spool = role, layout, spool
+        self.roles: dict[str, RoleReport] = {}
+        self.counts: dict[str, int] = {}  # items per role: what a progress display counts to
+        self.redacted: list[str] = []
+        self.nameless, self.first_nameless = 0, ""
+        self._seen: dict[str, set[str]] = {}
+        self._ids: dict[str, list[tuple[str, str]]] = {}  # role -> (id, kind) waiting for `known`
+
+    def add(self, item: Item) -> None:
+        clean, found = redact_value([item.text, dict(item.fields)])
+        self.redacted += [k for k in found if k not in self.redacted]
+        name = self.role or item.role
+        if name is None:
+            self.nameless += 1
+            self.first_nameless = self.first_nameless or item.where
+            return
+        self.roles.setdefault(name, RoleReport(name))
+        self.counts[name] = self.counts.get(name, 0) + 1
+        if self.spool is not None:  # kept redacted: no secret reaches the disk on the way in
+            pickle.dump(replace(item, text=clean[0], fields=clean[1]), self.spool, pickle.HIGHEST_PROTOCOL)
+        if self.layout is None:
+            return
+        rid = Entry(item.section, item.date, item.text).id(name) if item.kind == "entry" else _keep(name, item).id
+        seen = self._seen.setdefault(name, set())
+        if rid in seen:
+            self.roles[name].already += 1
+            return
+        seen.add(rid)
+        waiting = self._ids.setdefault(name, [])
+        waiting.append((rid, item.kind))
+        if len(waiting) >= BATCH:
+            self._count(name)
+
+    def close(self) -> None:
+        for name in list(self._ids):
+            self._count(name)
+
+    def _count(self, name: str) -> None:
+        assert self.layout is not None
+        waiting, self._ids[name] = self._ids[name], []
+        have = known(self.layout, name, [rid for rid, _ in waiting])
+        rr = self.roles[name]
+        for rid, kind in waiting:
+            if rid in have:
+                rr.already += 1
+            elif kind == "entry":
+                rr.entries += 1
+            else:
+                rr.items += 1
+
+
+class _Writer:
+    """The second pass: notebook entries through a session's end (recurrence, limits), the
+    rest appended to the archive, a batch at a time per role; `written(role, n)` after each."""
+
+    def __init__(self, session: Session, role: str | None, written: Callable[[str, int], None] | None = None) -> None:
+        self.session, self.role, self.written = session, role, written
+        self.roles: dict[str, RoleReport] = {}
+        self._entries: dict[str, list[Entry]] = {}
+        self._fields: dict[str, dict[str, dict[str, Any]]] = {}
+        self._keeps: dict[str, list[Keep]] = {}
+
+    def add(self, item: Item) -> None:
+        name = self.role or item.role
+        assert name is not None  # the first pass refused items that name no role
+        self.roles.setdefault(name, RoleReport(name))
         if item.kind == "entry":
             entry = Entry(item.section, item.date, item.text, item.count)
-            plan.entries.append(entry)
-            plan.fields.setdefault(entry.id(name), item.fields)
+            self._entries.setdefault(name, []).append(entry)
+            self._fields.setdefault(name, {}).setdefault(entry.id(name), item.fields)
+            if len(self._entries[name]) >= BATCH:
+                self._write_entries(name)
         else:
-            plan.keeps.append(_keep(name, item))
-    return plans
+            self._keeps.setdefault(name, []).append(_keep(name, item))
+            if len(self._keeps[name]) >= BATCH:
+                self._write_keeps(name)
+
+    def close(self) -> None:
+        for name in sorted(self.roles):
+            self._write_entries(name)
+            self._write_keeps(name)
+
+    def _write_entries(self, name: str) -> None:
+        entries, self._entries[name] = self._entries.get(name, []), []
+        fields, self._fields[name] = self._fields.get(name, {}), {}
+        if entries:
+            result = self.session.end(name, entries, fields=fields).result
+            rr = self.roles[name]
+            rr.entries += len(result.added)
+            rr.pruned += result.count("pruned")
+            rr.already += len(result.duplicates)
+            if self.written is not None:
+                self.written(name, len(entries))
+
+    def _write_keeps(self, name: str) -> None:
+        keeps, self._keeps[name] = self._keeps.get(name, []), []
+        if keeps:
+            records, already = keep(self.session.layout, name, keeps, self.session.who)
+            self.roles[name].items += len(records)
+            self.roles[name].already += already
+            if self.written is not None:
+                self.written(name, len(keeps))
 
 
 def _keep(role: str, item: Item) -> Keep:
@@ -193,14 +272,20 @@ def _keep(role: str, item: Item) -> Keep:
 
 
 def _run_export(session: Session, path: Path, role: str | None, dry_run: bool, skip_bad: bool) -> Report:
-    from rolebook.notebook import parse
-    from rolebook.notebook.store import read_export, restore
+    """A rolebook export: checked whole (its archive lines counted, not held), then read
+    again and restored role by role, `BATCH` lines a transaction."""
+    from rolebook.notebook.store import read_export
 
-    bundle = read_export(path)
+    redacted: list[str] = []
+
+    def tally(_: str, line: bytes) -> None:
+        found = redact_value(line.decode("utf-8", "replace"))[1]
+        redacted.extend(k for k in found if k not in redacted)
+
+    bundle = read_export(path, tally)
     report = Report("rolebook", path, dry_run, problems=bundle.problems)
-    report.redacted = redact_value(
-        [*bundle.notebooks.values(), *(b.decode("utf-8", "replace") for ls in bundle.lines.values() for b in ls)]
-    )[1]
+    found = redact_value(list(bundle.notebooks.values()))[1]
+    report.redacted = redacted + [k for k in found if k not in redacted]
     roles = bundle.roles()
     if role is not None:
         if role not in roles:
@@ -210,31 +295,104 @@ def _run_export(session: Session, path: Path, role: str | None, dry_run: bool, s
         check_scope(name, session.who)
     if (report.problems and not skip_bad) or dry_run:
         for name in roles:
-            report.roles.append(RoleReport(name, items=len(bundle.lines.get(name, []))))
+            report.roles.append(RoleReport(name, items=bundle.counts.get(name, 0)))
         if dry_run:
             report.notes.append("a dry run of a rolebook export counts its archive lines; none are compared")
         return report
-    work = _job([(name, len(bundle.lines.get(name, []))) for name in roles])
-    for name in roles:
-        stage = work.start(name, f"importing {len(bundle.lines.get(name, [])):,} records into {name}")
-        text = bundle.notebooks.get(name)
-        done = restore(session.layout, name, text, bundle.lines.get(name, []), session.who)
-        rr = RoleReport(name, items=done.appended, already=done.already)
-        if done.notebook == "written":
-            rr.notebook = "notebook restored"
-            assert text is not None
-            rr.entries = len(parse(text).entries())
-        elif done.notebook == "merge":
-            assert text is not None
-            result = session.end(name, list(parse(text).entries())).result
-            rr.entries, rr.pruned = len(result.added), result.count("pruned")
-            rr.already += len(result.duplicates)
-            rr.notebook = "entries merged into the notebook there"
-        stage.finish()
-        report.roles.append(rr)
+    work = _Progress({name: bundle.counts.get(name, 0) for name in roles})
+    restoring = _Restore(session, bundle.notebooks, set(roles), work.written)
+    read_export(path, restoring.add)
+    report.roles = [restoring.finish(name) for name in roles]
     work.finish()
     report.written = True
     return report
+
+
+class _Progress:
+    """An import as a job of one stage a role (`notebook.progress`: a bar on a terminal, a
+    line a stage elsewhere, and what was written when Ctrl-C stops it), counted in records
+    as each batch is written."""
+
+    def __init__(self, counts: dict[str, int]) -> None:
+        self.counts = counts
+        self.job = progress.job(
+            "import",
+            sorted(counts.items()),
+            unit="records",
+            verb="written",
+            then="run the import again to finish, it is idempotent",
+            shown=sum(counts.values()) >= progress.BIG_IMPORT_RECORDS,
+        )
+        self.stages: dict[str, progress.Stage] = {}
+
+    def written(self, role: str, n: int) -> None:
+        if role not in self.stages:
+            says = f"importing {self.counts.get(role, 0):,} records into {role}"
+            self.stages[role] = self.job.start(role, says)
+        stage = self.stages[role]
+        stage.advance(n)
+        if stage.done >= self.counts.get(role, 0):
+            stage.finish()
+
+    def finish(self) -> None:
+        for stage in self.stages.values():
+            if stage.state != "done":
+                stage.finish()
+        self.job.finish()
+
+
+class _Restore:
+    """An export's archive lines appended role by role, `BATCH` at a time; the last batch
+    carries the notebook (written after the records of its entries, as one restore would)."""
+
+    def __init__(
+        self,
+        session: Session,
+        notebooks: dict[str, str],
+        roles: set[str],
+        written: Callable[[str, int], None] | None = None,
+    ) -> None:
+        self.session, self.notebooks, self.wanted, self.written = session, notebooks, roles, written
+        self.pending: dict[str, list[bytes]] = {}
+        self.reports: dict[str, RoleReport] = {}
+        self.held: dict[str, Held] = {}
+
+    def add(self, role: str, line: bytes) -> None:
+        if role in self.wanted:
+            self.pending.setdefault(role, []).append(line)
+            if len(self.pending[role]) >= BATCH:
+                self._flush(role, None)
+
+    def _flush(self, role: str, text: str | None) -> str:
+        from rolebook.notebook.store import restore
+
+        lines, self.pending[role] = self.pending.get(role, []), []
+        held = self.held.setdefault(role, Held())
+        done = restore(self.session.layout, role, text, lines, self.session.who, held)
+        rr = self.reports.setdefault(role, RoleReport(role))
+        rr.items += done.appended
+        rr.already += done.already
+        if self.written is not None and lines:
+            self.written(role, len(lines))
+        return done.notebook
+
+    def finish(self, role: str) -> RoleReport:
+        from rolebook.notebook import parse
+
+        text = self.notebooks.get(role)
+        state = self._flush(role, text)
+        rr = self.reports[role]
+        if state == "written":
+            rr.notebook = "notebook restored"
+            assert text is not None
+            rr.entries = len(parse(text).entries())
+        elif state == "merge":
+            assert text is not None
+            result = self.session.end(role, list(parse(text).entries())).result
+            rr.entries, rr.pruned = len(result.added), result.count("pruned")
+            rr.already += len(result.duplicates)
+            rr.notebook = "entries merged into the notebook there"
+        return rr
 
 
 def export_markdown(layout: Layout, roles: list[str]) -> Iterator[str]:
@@ -260,3 +418,29 @@ def export_markdown(layout: Layout, roles: list[str]) -> Iterator[str]:
             yield f"- [{item.date}] {item.op} {item.section}: {text_}{count}{tags} `{item.id}`\n"
         if bad:
             yield f"\n({bad} malformed archive line(s) not shown: `rolebook doctor` lists them)\n"
+
+
+def export_agent_memory(layout: Layout, role: str, folder: Path) -> Path:
+    """Write the role's notebook as `folder/MEMORY.md`, a Claude Code subagent's memory.
+
+    Raises:
+        InputError: the role has no notebook, or the MEMORY.md there holds memory the
+            role's archive does not (import it first).
+    """
+    from rolebook.notebook.store import atomic_write
+
+    from .claude import INDEX, agent_memory, unimported
+
+    text = load_text(layout, layout.notebook_path(role))
+    if text is None:
+        raise InputError(f"role {role!r} has no notebook yet: nothing to export")
+    missing = unimported(folder, role, lambda r, ids: known(layout, r, ids))
+    if missing:
+        raise InputError(
+            f"{folder / INDEX} holds memory rolebook does not have (first: {missing[0]}): import it first "
+            f"with `rolebook import claude-memory {folder} --role {role}`"
+        )
+    path = folder / INDEX
+    folder.mkdir(parents=True, exist_ok=True)
+    atomic_write(path, agent_memory(text, role).encode("utf-8"))
+    return path

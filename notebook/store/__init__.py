@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # what type checkers see; at run time each name loads on first use
     from .archive import ArchiveRecord, read_records
-    from .changes import Retired, obsolete, obsolete_session, restore, tidy, tidy_check, update
+    from .changes import Held, Retired, obsolete, obsolete_session, restore, tidy, tidy_check, update
     from .doctor import diagnose, index_state
     from .exchange import MAX_RECORD_BYTES, export_lines, load_json, read_export
     from .fsutil import atomic_write, role_lock
@@ -45,6 +45,7 @@ if TYPE_CHECKING:  # what type checkers see; at run time each name loads on firs
 _WHERE = {
     "ArchiveRecord": "archive",
     "read_records": "archive",
+    "Held": "changes",
     "Retired": "changes",
     "obsolete": "changes",
     "obsolete_session": "changes",
@@ -124,6 +125,7 @@ __all__ = [
     "Audit",
     "AuditFilters",
     "Change",
+    "Held",
     "Index",
     "Keep",
     "Layout",

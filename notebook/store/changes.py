@@ -6,7 +6,7 @@ restore an export.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..errors import InputError, NoMatch
@@ -261,25 +261,53 @@ class Restored:
     notebook: str  # "written", "same", "merge" (entries to go through update), "none"
 
 
-def restore(layout: Layout, role: str, text: str | None, lines: list[bytes], writer: Writer) -> Restored:
+@dataclass(slots=True)
+class Held:
+    """What a restore in batches knows of the role's archive: a digest of each line, and
+    how far it has read it (each batch reads only what was appended since, by anyone)."""
+
+    digests: set[bytes] = field(default_factory=set)
+    offset: int = 0
+    redactions: list[bytes] = field(default_factory=list)  # its redaction records, few
+
+
+def restore(
+    layout: Layout, role: str, text: str | None, lines: list[bytes], writer: Writer, held: Held | None = None
+) -> Restored:
     """One transaction: append the exported archive lines the archive does not hold (byte
     for byte), and, when the role has no notebook, make the exported one its notebook. A
-    notebook that is there and differs is left for the caller to merge (`notebook == "merge"`)."""
+    notebook that is there and differs is left for the caller to merge (`notebook == "merge"`).
+    `held` carries what one batch read of the archive to the next."""
+    import hashlib
+
     check_scope(role, writer)
     if text is not None:
         text = redact(text)[0]  # a secret in an exported notebook does not come back in
     outcome: dict[str, Any] = {}
+    seen = Held() if held is None else held
+
+    def key(line: bytes) -> bytes:  # a digest, not the line: a big archive costs 16 bytes a line
+        return hashlib.blake2b(line.rstrip(b"\r\n"), digest_size=16).digest()
 
     def plan(nb: Notebook, index: Index, record: Recorder) -> Change:
         from .provenance.marks import marks_in, scrub_text
 
-        held = {raw.rstrip(b"\r\n") for _, _, raw, _ in read_lines(layout.archive_path(role))}
+        archive = layout.archive_path(role)
+        if seen.offset and (not archive.exists() or archive.stat().st_size < seen.offset):
+            seen.digests.clear()  # rewritten since (a redaction): read it again
+            seen.redactions.clear()
+            seen.offset = 0
+        for offset, _, raw, _ in read_lines(archive, seen.offset):
+            seen.digests.add(key(raw))
+            seen.offset = offset
+            if b'"redacted"' in raw:
+                seen.redactions.append(raw)
         # an export made before a redaction (here or in it) does not bring the text back
-        marks = marks_in([*held, *lines])
+        marks = marks_in([*seen.redactions, *lines])
         fresh: list[bytes] = []
         for line in (marks.line(x) for x in map(redacted_line, lines)):
-            if line.rstrip(b"\r\n") not in held:
-                held.add(line.rstrip(b"\r\n"))
+            if key(line) not in seen.digests:
+                seen.digests.add(key(line))
                 fresh.append(line if line.endswith(b"\n") else line + b"\n")
         current = readpath.load_text(layout, layout.notebook_path(role))
         outcome["fresh"] = len(fresh)
@@ -301,6 +329,7 @@ def restore(layout: Layout, role: str, text: str | None, lines: list[bytes], wri
 
 __all__ = [
     "After",
+    "Held",
     "Recur",
     "Restored",
     "Retired",

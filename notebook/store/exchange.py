@@ -13,7 +13,7 @@ from __future__ import annotations
 import base64
 import binascii
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -74,9 +74,10 @@ class Bundle:
     notebooks: dict[str, str] = field(default_factory=dict)
     lines: dict[str, list[bytes]] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)
+    counts: dict[str, int] = field(default_factory=dict)  # archive lines per role
 
     def roles(self) -> list[str]:
-        return sorted(set(self.notebooks) | set(self.lines))
+        return sorted(set(self.notebooks) | set(self.lines) | set(self.counts))
 
 
 #: What one archive record may weigh, in an import or an export's archive lines: rolebook's
@@ -117,20 +118,28 @@ def load_json(raw: bytes | str) -> Any:
     return value
 
 
-def read_export(path: Path) -> Bundle:
-    """Read an export; lines it cannot take are listed as `path:line: why`.
+def read_export(path: Path, sink: Callable[[str, bytes], None] | None = None) -> Bundle:
+    """Read an export, a line at a time; lines it cannot take are listed as `path:line: why`.
+    Each archive line goes to `sink(role, line)` when one is given (nothing is held),
+    else into the bundle's `lines`.
 
     Raises InputError when the file is not a rolebook export at all, or when a line
     nests deeper than any export does (a hostile file: refused whole, nothing written).
     """
     bundle = Bundle()
     try:
-        data = path.read_bytes()
+        f = open(path, "rb")  # noqa: SIM115 (closed below, after the last line)
     except OSError as exc:
         raise InputError(f"cannot read {path}: {exc.strerror or exc}") from None
-    rows = data.removeprefix(b"\xef\xbb\xbf").splitlines()
+    with f:
+        _read_export(path, f, bundle, sink)
+    return bundle
+
+
+def _read_export(path: Path, f: Any, bundle: Bundle, sink: Callable[[str, bytes], None] | None) -> None:
+    first = f.readline().removeprefix(b"\xef\xbb\xbf").rstrip(b"\r\n")
     try:
-        header = load_json(rows[0]) if rows else None
+        header = load_json(first) if first.strip() else None
     except ValueError as exc:
         if "nested too deep" in str(exc):
             raise InputError(f"{exc}; refused, nothing was written", path, 1) from None
@@ -141,20 +150,29 @@ def read_export(path: Path) -> Bundle:
         raise InputError(
             f"export version {shown(header.get('v'))!r} is not one this rolebook reads ({VERSION})", path, 1
         )
-    for n, raw in enumerate(rows[1:], 2):
+    for n, raw in enumerate(f, 2):
+        raw = raw.rstrip(b"\r\n")
         if not raw.strip():
             continue
         try:
-            _take(bundle, raw)
+            taken = _take(bundle, raw)
         except (ValueError, KeyError, TypeError, binascii.Error, InputError) as exc:
             if "nested too deep" in str(exc):
                 raise InputError(f"{exc}; refused, nothing was written", path, n) from None
             bundle.problems.append(f"{path}:{n}: {exc}")
-    return bundle
+            continue
+        if taken is not None:  # outside the `try`: what the sink raises is its own error, not a bad line
+            role, line = taken
+            bundle.counts[role] = bundle.counts.get(role, 0) + 1
+            if sink is None:
+                bundle.lines.setdefault(role, []).append(line)
+            else:
+                sink(role, line)
 
 
-def _take(bundle: Bundle, raw: bytes) -> None:
-    """One line of an export into the bundle.
+def _take(bundle: Bundle, raw: bytes) -> tuple[str, bytes] | None:
+    """One line of an export: a notebook goes into the bundle, an archive line is
+    returned with its role.
 
     Raises:
         ValueError, KeyError, TypeError, binascii.Error, InputError: a line it cannot take.
@@ -180,9 +198,10 @@ def _take(bundle: Bundle, raw: bytes) -> None:
             line = json.dumps(record, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n"
         else:
             line = _raw_line(obj["raw_b64"])
-        bundle.lines.setdefault(role, []).append(line)
+        return role, line
     else:
         raise ValueError("neither a notebook nor an archive line")
+    return None
 
 
 def _raw_line(encoded: str) -> bytes:
