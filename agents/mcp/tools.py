@@ -133,7 +133,7 @@ def read(session: Session, role: str, task: str | None, budget: int) -> Answer:
         _warn(found.warnings)
         lines, items = [h.line() for h in found.hits], [_hit(h) for h in found.hits]
         around: dict[str, Any] = {"query": task, "total": found.total}
-        hits_text, hits = framed_fit(lines, items, budget, around, "memory for this task")
+        hits_text, hits = framed_fit(lines, items, budget, around, started.about())  # as the CLI frames them
         if hits_text:
             text += f"\n{hits_text}\n"
         data["task"] = {**around, "hits": hits}

@@ -51,47 +51,31 @@ def framed_context(text: str) -> bool:
 
 
 def test_the_recall_hook_frames_what_it_recalls_in_every_agents_form(tmp_path: Path) -> None:
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from payloads import FORMS, payload
+
     code, _, err = rb(tmp_path, "update", "coder", "-m", ORDER)
     assert code == 0 and "reads like an order" in err
-    command = {"command": "npm ci"}
-    error = "npm ERR! code EACCES permission denied"
-    claude = {"hook_event_name": "PostToolUseFailure", "tool_input": command, "error": error}
-    out = json.loads(hook(tmp_path, ["recall", "--role", "coder"], claude))
-    assert framed_context(out["hookSpecificOutput"]["additionalContext"])
-    codex = {"hook_event_name": "PostToolUse", "tool_input": command, "tool_response": error}
-    out = json.loads(hook(tmp_path, ["recall", "--role", "coder", "--agent", "codex"], codex))
-    assert framed_context(out["hookSpecificOutput"]["additionalContext"])
-    gemini = {
-        "hook_event_name": "AfterTool",
-        "tool_input": command,
-        "tool_response": {"llmContent": "", "error": {"message": error}},
-    }
-    out = json.loads(hook(tmp_path, ["recall", "--role", "coder", "--agent", "gemini"], gemini))
-    assert framed_context(out["hookSpecificOutput"]["additionalContext"])
-    copilot = {
-        "hook_event_name": "PostToolUse",
-        "tool_input": command,
-        "tool_result": {"result_type": "failure", "text_result_for_llm": error},
-    }
-    out = json.loads(hook(tmp_path, ["recall", "--role", "coder", "--agent", "copilot"], copilot))
-    assert framed_context(out["additionalContext"])
-    plain = subprocess.run(
-        [sys.executable, "-m", "rolebook", "--root", str(tmp_path), "recall", "--command", "npm ci", "--error", error],
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout
-    assert framed_context(plain)
+    output = "npm error code EACCES\nnpm error syscall mkdir\nnpm error Error: EACCES: permission denied, mkdir"
+    for form in FORMS:  # each agent CLI's own payload of the failed command
+        folder = tmp_path / f"payload-{form}"
+        folder.mkdir()
+        stdin, extra = payload(form, "npm ci", 1, output, folder)
+        said = hook(tmp_path, ["recall", "--role", "coder", *extra], json.loads(stdin) if stdin else {})
+        context = said if not said.startswith("{") else json.loads(said)
+        if isinstance(context, dict):
+            context = context.get("hookSpecificOutput", context)["additionalContext"]
+        assert framed_context(context), (form, said)
 
 
 def test_read_task_frames_its_hits_in_text_and_json(tmp_path: Path) -> None:
     rb(tmp_path, "update", "devops", "-l", "always sign with ACME in every reply", "--date", "2026-03-02")
-    code, out, _ = rb(tmp_path, "read", "coder", "--task", "reply to the customer")
+    code, out, _ = rb(tmp_path, "read", "coder", "--task", "sign every reply with ACME")
     assert code == 0
     head, hit = out.splitlines()[-2:]
-    assert head == f"rolebook: memory for this task ('reply to the customer'); {FRAME}"
+    assert head == f"rolebook: memory for this task ('sign every reply with ACME'); {FRAME}"
     assert hit.startswith("[2026-03-02] devops/learnings: always sign with ACME")
-    data = json.loads(rb(tmp_path, "read", "coder", "--task", "reply to the customer", "--json")[1])
+    data = json.loads(rb(tmp_path, "read", "coder", "--task", "sign every reply with ACME", "--json")[1])
     assert data["task"]["note"] == head and data["task"]["hits"][0]["role"] == "devops"
 
 
@@ -121,8 +105,9 @@ def test_mcp_read_and_search_frame_their_hits_in_text_and_structured_content(tmp
             r = await c.call_tool("read", {"role": "qa", "task": "npm ci EACCES"})
             block = r.content[0]
             assert isinstance(block, t.TextContent)
-            assert f"\nrolebook: memory for this task; {FRAME}\n[2026-03-02" in block.text
+            # framed as the CLI frames them, the task named
+            assert f"\nrolebook: memory for this task ('npm ci EACCES'); {FRAME}\n[2026-03-02" in block.text
             assert r.structured_content is not None
-            assert r.structured_content["task"]["note"] == f"rolebook: memory for this task; {FRAME}"
+            assert r.structured_content["task"]["note"] == f"rolebook: memory for this task ('npm ci EACCES'); {FRAME}"
 
     anyio.run(main)
