@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import statistics
 import subprocess
@@ -30,11 +31,14 @@ ABOUT = """The MCP server (`rolebook mcp`): the time from spawning it to the `in
 `tools/list` answers (rolebook answers them itself while the SDK loads), against `python -c pass`
 and the SDK server alone in the same run; p50/p95 of a `search` tool call over stdio on an archive
 of synthetic records; and the output of each tool on a full notebook, in tokens (characters / 4).
-Budget: a tool call after start p50 under 20 ms."""
+Keyword search. Budget: a tool call after start p50 under 20 ms."""
 
 
 def params(root: str) -> StdioServerParameters:
-    return StdioServerParameters(command=sys.executable, args=["-m", "rolebook", "--root", root, "mcp"])
+    """Keyword search, as bench_cli.py: with the semantic extra installed the default is hybrid,
+    which would embed the whole archive first (bench_semantic.py measures search by meaning)."""
+    env = {**os.environ, "ROLEBOOK_SEARCH_MODE": os.environ.get("ROLEBOOK_SEARCH_MODE", "keyword")}
+    return StdioServerParameters(command=sys.executable, args=["-m", "rolebook", "--root", root, "mcp"], env=env)
 
 
 INITIALIZE = {

@@ -40,7 +40,11 @@ WRITING = FLAG in sys.argv[1:]
 
 def machine() -> str:
     """One line on where the figures were measured."""
-    return f"{os.cpu_count()} CPUs, {platform.system()} {platform.machine()}, Python {platform.python_version()}"
+    load = os.getloadavg()[1]  # the last 5 minutes: how shared the machine was
+    return (
+        f"{os.cpu_count()} CPUs (load average {load:.1f}), {platform.system()} {platform.machine()}, "
+        f"Python {platform.python_version()}"
+    )
 
 
 def write_section(name: str, body: str, command: str) -> None:
