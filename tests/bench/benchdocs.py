@@ -103,7 +103,7 @@ def section(name: str, about: str) -> Iterator[None]:
     except SystemExit as done:  # a script that ends with sys.exit(main()): written when it succeeded
         if done.code not in (0, None):
             raise
-    printed = tee.getvalue().rstrip("\n")
+    printed = tee.getvalue().rstrip("\n").replace(str(PAGE.parents[1]), ".")  # no one's checkout path
     write_section(name, f"{about.strip()}\n\n```text\n{printed}\n```", command=command)
 
 
