@@ -39,11 +39,13 @@ def test_every_script_that_writes_the_page_has_a_section_there() -> None:
     writers = sorted(path.name for path in BENCH.glob("bench_*.py") if "benchdocs.section(" in path.read_text())
     assert writers, "no bench script writes the page"
     named = "\n".join(sections().values())
-    assert [name for name in writers if f"`python tests/bench/{name}" not in named] == []
+    assert [name for name in writers if f"python tests/bench/{name}" not in named] == []
 
 
 def test_every_section_holds_figures_with_the_command_that_measured_them_or_says_it_is_not_measured() -> None:
-    measured = re.compile(r"\n\n_Measured \d{4}-\d\d-\d\d on .+ by `python tests/bench/bench_\w+\.py[^`]*`\._\n$")
+    measured = re.compile(
+        r"\n\n_Measured \d{4}-\d\d-\d\d on .+ by `(ROLEBOOK_\w+=\S+ )*python tests/bench/bench_\w+\.py[^`]*`\._\n$"
+    )
     waiting = re.compile(r"_Not measured yet: `python tests/bench/bench_\w+\.py[^`]* --write-docs`\._\n")
     for name, body in sections().items():
         if waiting.fullmatch(body):
@@ -76,6 +78,8 @@ def load_benchdocs(monkeypatch: pytest.MonkeyPatch, page: Path) -> Any:
     import benchdocs
 
     monkeypatch.setattr(benchdocs, "PAGE", page)
+    for name in benchdocs.FIGURE_SETTINGS:
+        monkeypatch.delenv(name, raising=False)
     return benchdocs
 
 
@@ -113,6 +117,11 @@ def test_write_docs_puts_what_the_script_printed_in_its_section_and_nothing_with
     text = page.read_text(encoding="utf-8")
     assert "<!-- bench:x -->\nWhat x measures.\n\n```text\nsize  ms\n   0  12\n```\n" in text
     assert "by `python tests/bench/bench_x.py --runs 3`" in text
+    monkeypatch.setenv("ROLEBOOK_SEARCH_MODE", "keyword")  # a setting that changes the figures is named
+    monkeypatch.setattr(sys, "argv", ["tests/bench/bench_x.py", "--write-docs"])
+    with benchdocs.section("x", "What x measures."):
+        print("size  ms")
+    assert "by `ROLEBOOK_SEARCH_MODE=keyword python tests/bench/bench_x.py`" in page.read_text(encoding="utf-8")
     assert capsys.readouterr().out.startswith("size  ms\n   0  12\nsize  ms\n   0  12\n")  # still printed
 
 

@@ -33,6 +33,8 @@ from typing import TextIO
 
 PAGE = Path(__file__).resolve().parents[2] / "docs" / "benchmarks.md"
 FLAG = "--write-docs"
+#: the environment that changes what a script measures: named in the section's command
+FIGURE_SETTINGS = ("ROLEBOOK_SEARCH_MODE", "ROLEBOOK_MODEL")
 #: the page is being written: a script leaves out what must not go into the repository
 #: (the shared corpus's own text)
 WRITING = FLAG in sys.argv[1:]
@@ -95,7 +97,8 @@ def section(name: str, about: str) -> Iterator[None]:
         yield
         return
     sys.argv[1:] = [arg for arg in sys.argv[1:] if arg != FLAG]
-    command = shlex.join(["python", f"tests/bench/{Path(sys.argv[0]).name}", *sys.argv[1:]])
+    settings = [f"{k}={os.environ[k]}" for k in FIGURE_SETTINGS if k in os.environ]
+    command = shlex.join([*settings, "python", f"tests/bench/{Path(sys.argv[0]).name}", *sys.argv[1:]])
     tee = _Tee(sys.stdout)
     try:
         with contextlib.redirect_stdout(tee):
