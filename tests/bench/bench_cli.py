@@ -25,6 +25,15 @@ import tempfile
 import time
 from pathlib import Path
 
+import benchdocs
+
+ABOUT = """Each hot command as a whole process (the installed `rolebook`), against `python -c pass` timed in
+the same run, interleaved with the commands: median milliseconds, and in brackets the multiple of
+`python -c pass`. The root holds one role with a lived-in notebook and an archive of 0 or 100,000
+records. Searches run in keyword mode; a first search by meaning loads a model (see the semantic
+cold start). Budgets: read, recall and the hooks at most 6x the bare interpreter; search and read
+--task 8x; update 10x."""
+
 ROLEBOOK = [sys.executable, "-m", "rolebook"]
 SCRIPT = shutil.which("rolebook")
 ENV = {**os.environ, "ROLEBOOK_SEARCH_MODE": "keyword"}
@@ -138,4 +147,5 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    with benchdocs.section("cli", ABOUT):
+        main()

@@ -24,6 +24,12 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 import bench_retrieval_corpus as corpus  # noqa: E402
+import benchdocs  # noqa: E402
+
+ABOUT = """Embedding models by meaning alone (cosine ranking, no keywords) on the 384 real lessons and the
+queries of tests/fixtures/retrieval_corpus: recall@5 / MRR per slice and over all, and the time to
+embed the lessons. all-MiniLM-L6-v2 through rolebook's NumPy encoder; WordLlama's l2_supercat
+static embeddings when the `wordllama` package is installed (not loadable as `search.model`)."""
 
 Encoder = Callable[[list[str]], Any]
 
@@ -73,4 +79,5 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    with benchdocs.section("models", ABOUT):
+        sys.exit(main())

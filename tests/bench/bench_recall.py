@@ -36,8 +36,17 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 FIXTURES = HERE.parent / "fixtures" / "failures"
 sys.path.insert(0, str(HERE.parent / "agents"))
+import benchdocs  # noqa: E402
 from payloads import FORMS, output_of  # noqa: E402
 from payloads import payload as form_payload  # noqa: E402
+
+ABOUT = """The recall hook (`rolebook recall`, run after a failed tool call) on labelled real tool failures
+(tests/fixtures/failures, see its card). The set's lessons go into a fresh root; every failure and
+every success goes through the hook as each agent CLI hands it over (form: claude, the
+`--command/--error` arguments, gemini, copilot, codex). Hit: a relevant lesson shown, for failures
+that have one; precision: the share of shown lessons that are relevant; silence: nothing shown,
+for failures with no lesson and for successes; characters that reached the agent. The decision
+was fitted on set a's fit rows only: set a's held-out rows and all of set b are the result."""
 
 
 def payload(form: str, case: dict[str, Any], folder: Path | None = None) -> tuple[str, list[str]]:
@@ -319,4 +328,5 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    with benchdocs.section("recall-" + benchdocs.option("--set", "a"), ABOUT):
+        main()

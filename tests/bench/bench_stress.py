@@ -15,7 +15,15 @@ from collections import Counter
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+import benchdocs
 import stress
+
+ABOUT = """The stress test, longer: library writers (update, store, log, promote), a CLI writer, an MCP
+writer, a searcher and a reader on the same roles at once; then every acknowledged write is checked
+to be there exactly once, the caps to hold, no reader to have seen a half-written notebook, and the
+index to agree with the files. Operations per second of each kind (a correctness run: the rates
+depend on the machine's load). `ERROR`: operations refused with a rolebook error
+(nothing written, the worker goes on), counted; not a failed check."""
 
 
 def main() -> None:
@@ -34,4 +42,5 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    with benchdocs.section("stress", ABOUT):
+        main()

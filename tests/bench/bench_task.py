@@ -26,7 +26,13 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 import bench_retrieval_corpus  # noqa: E402
+import benchdocs  # noqa: E402
 from bench_retrieval_corpus import build  # noqa: E402
+
+ABOUT = """`read ROLE --task`'s task hits on the 384 real lessons of the shared corpus: each query of
+tests/fixtures/retrieval_heldout is a task, asked with its answers in memory (hit: an answer among
+the hits shown) and with them taken out (silence: no task hit shown). Precision: the share of
+shown hits that answer. The thresholds were fitted on the fit queries; held-out is the result."""
 
 #: the corpus beside the project (a worktree elsewhere: ROLEBOOK_CORPUS=/path/to/corpus/retrieval)
 CORPUS = Path(os.environ.get("ROLEBOOK_CORPUS", bench_retrieval_corpus.CORPUS))
@@ -127,4 +133,5 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    with benchdocs.section("task", ABOUT):
+        main()
