@@ -109,7 +109,7 @@ def test_an_mcp_search_carries_the_note_in_its_text_and_structured_content(
 
     async def main() -> Any:
         async with Client(build(root, None)) as client:
-            return await client.call_tool("search", {"query": "zanzibar crane", "budget": 200})
+            return await client.call_tool("search", {"query": "zanzibar crane", "budget": 400})
 
     result = anyio.run(main)
     block = result.content[0]
@@ -117,7 +117,7 @@ def test_an_mcp_search_carries_the_note_in_its_text_and_structured_content(
     note = result.structured_content["embedding"]
     assert ready(note) == (STEP, RECORDS)
     assert block.text.splitlines()[-1] == f"note: {note}" and "zanzibar" in block.text.splitlines()[1]
-    assert len(block.text) + len(str(result.structured_content)) <= 200 * 4 + 200
+    assert len(block.text) + len(str(result.structured_content)) <= 400 * 4 + 200
 
 
 def test_a_budget_that_is_not_a_number_of_seconds_is_refused_in_one_line(
