@@ -36,8 +36,12 @@ from rolebook.rules.promotion import apply
 root, kind, name, seconds = Path(sys.argv[1]), sys.argv[2], sys.argv[3], float(sys.argv[4])
 layout, rules = Layout.default(root), root / "CLAUDE.md"
 limits, rng, end, n = Limits(), random.Random(name), time.monotonic() + seconds, 0
-POOL = ["forgot to run the migrations before deploying", "pushed without running the linter",
-        "used the production database url in a test", "left a debug print in the release build"]
+# each "what went wrong; what to do instead": a rule is the instruction (promote refuses a
+# group without one, and the workers promote without a text)
+POOL = ["forgot to run the migrations before deploying; run them first",
+        "pushed without running the linter; lint before pushing",
+        "used the production database url in a test; use the test database",
+        "left a debug print in the release build; strip debug prints"]
 
 def say(line):
     print(line, flush=True)
