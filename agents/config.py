@@ -192,10 +192,12 @@ def _build(root: Path, data: Mapping[str, Any], source: Path | None) -> Config:
 
 
 def _inside(root: Path, value: str, what: str, source: Path | None, line: int | None) -> None:
-    """Raises ConfigError when a configured path leaves the root: rolebook writes only
-    inside the project (symlinks are checked again when it writes)."""
-    real = (root / value).resolve()
-    if not real.is_relative_to(root.resolve()):
+    """Raises ConfigError when a configured path leaves the root as written (`..`, an
+    absolute path): rolebook writes only inside the project. Symlinks are followed when
+    it writes (store.inside), so a link out of the root stops the write that meets it,
+    never every command, a read included."""
+    real = Path(os.path.normpath(root.absolute() / value))
+    if not real.is_relative_to(os.path.normpath(root.absolute())):
         raise ConfigError(
             f"{what} is {value!r}, outside the project root {root}: rolebook writes only inside it", source, line
         )

@@ -62,7 +62,7 @@ def init_cmd(
     if edits:
         from ..integrations import apply
 
-        planned = apply(edits)
+        planned = apply(edits, root)
     if as_json:
         _print_json({**result.to_dict(), "integrated": [str(p.path) for p in planned]})
         return

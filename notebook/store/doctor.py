@@ -1,7 +1,8 @@
 """`rolebook doctor`: what is wrong with a root, and `--repair` for it.
 
 Repair rebuilds what is derived (index, caches, orphan lock files), removes the temp
-files killed writers left beside notebooks and the rules file, and finishes writes a
+files killed writers left (in the derived folder, or beside notebooks and the rules
+file), and finishes writes a
 crash cut short: of every role, or with a scoped writer (`--as`) of its role only.
 Finishing one changes a notebook, so the notebook as it was is kept first under
 `backup/` in the derived folder, and the report says where. It deletes only files
@@ -229,17 +230,24 @@ _TEMP_AGE = 60.0  # seconds: younger ones may be a live writer's
 
 
 def temp_files(layout: Layout, rules_path: Path | None = None) -> list[Path]:
-    """Temp files of atomic writes that never finished: beside the notebooks and the rules file."""
+    """Temp files of atomic writes that never finished: in the derived folder's `tmp/`
+    (where they go now), and beside the notebooks and the rules file (where they went
+    before, and still go when the derived folder is on another file system)."""
     import time
 
     names = {p.name for p in (rules_path,) if p is not None}
     out = []
-    for folder, wanted in ((layout.memory, None), (rules_path.parent if rules_path else None, names)):
+    places: tuple[tuple[Path | None, set[str] | None], ...] = (
+        (layout.derived / "tmp", set()),
+        (layout.memory, None),
+        (rules_path.parent if rules_path else None, names),
+    )
+    for folder, wanted in places:
         if folder is None or not folder.is_dir():
             continue
         for path in folder.iterdir():
             match = _TEMP.fullmatch(path.name)
-            if not match or (wanted is not None and match["name"] not in wanted):
+            if not match or (wanted and match["name"] not in wanted):
                 continue
             if wanted is None and not match["name"].endswith(".md"):
                 continue
