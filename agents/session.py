@@ -95,7 +95,7 @@ class Session:
             return Started(read, None, None, budget)
         from rolebook.notebook.search import Query
 
-        found = self.search(Query(task, skip_active_of=role, limit=TASK_HITS))
+        found = self.search(Query(task, skip_active_of=role, limit=TASK_HITS, mode=None))  # as `search` does
         return Started(read, task, found, budget)
 
     def roots(self, root_only: bool = False) -> list[tuple[str, Layout]]:

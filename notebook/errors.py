@@ -10,6 +10,7 @@
     ├── LockTimeout               another writer held the role's lock too long
     ├── ScopeError                a write outside the role the writer is scoped to
     ├── Interrupted               stopped by Ctrl-C: says what was written (exit 130)
+    ├── ModelError                the semantic model failed to run: callers use keywords
     └── NoMatch                   nothing matched (exit 1, like grep): not a failure
 
 Adapters translate once: the CLI prints `str(error)` on one line of stderr and exits 2;
@@ -82,6 +83,11 @@ class Interrupted(RolebookError):
     """Ctrl-C stopped a long command; the message says what was written before it."""
 
     exit_code = 130
+
+
+class ModelError(RolebookError):
+    """The semantic extra's model failed as it ran (its config disagreeing with its
+    weights, a tokenizer error): every caller falls back to keywords, saying why once."""
 
 
 class NoMatch(RolebookError):

@@ -10,7 +10,7 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import replace
 
-from ..errors import InputError, RolebookError
+from ..errors import InputError, ModelError, RolebookError
 from ..store import Index, Layout, rebuilt_on_failure, refresh
 from . import lookups
 from .query import MODES, STATUSES, Query, check_query, filters_of, fts_expression, query_words, telling_words
@@ -100,7 +100,10 @@ def _search(layout: Layout, query: Query, today: dt.date | None, model: str | No
         if loaded is not None:
             from .meaning import search_meaning
 
-            return search_meaning(layout, query, loaded, mode or "hybrid", today or dt.date.today())
+            try:
+                return search_meaning(layout, query, loaded, mode or "hybrid", today or dt.date.today())
+            except ModelError:
+                pass  # the model failed as it ran: said once; keywords below
     with Index(layout) as index:
         warnings = refresh(layout, index)
         asked = query_words(query.text)
