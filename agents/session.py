@@ -84,8 +84,8 @@ class Session:
     def start(self, role: str, task: str | None = None, budget: int = 500) -> Started:
         """The role's notebook and alerts; with `task`, the archive hits most relevant to it.
 
-        A task of any length is a valid one: an over-long one is cut (the hits' warnings
-        say so), never refused, so the notebook always comes back.
+        The notebook always comes back: an over-long task is cut, never refused, and a
+        search that fails (a read-only checkout, a broken index) is one warning.
         """
         from rolebook.notebook.store import read_notebook
 
@@ -93,9 +93,13 @@ class Session:
         read = read_notebook(self.layout, role, self.limits)
         if task is None or not task.strip():
             return Started(read, None, None, budget)
-        from rolebook.notebook.search import Query
+        from rolebook.notebook.search import Query, SearchResult
 
-        found = self.search(Query(task, skip_active_of=role, limit=TASK_HITS, mode=None))  # as `search` does
+        try:
+            found = self.search(Query(task, skip_active_of=role, limit=TASK_HITS, mode=None))  # as `search` does
+        except Exception as exc:  # the notebook still comes back; the task part says why it is empty
+            why = " ".join(str(exc).split())[:300] or exc.__class__.__name__
+            found = SearchResult((), 0, (f"memories for the task were not searched: {why}",))
         return Started(read, task, found, budget)
 
     def roots(self, root_only: bool = False) -> list[tuple[str, Layout]]:
@@ -225,7 +229,7 @@ class Session:
         roles = (check_role(role),) if role else ()
         query = Query(f"{command} {error}", roles=roles, limit=5, rarest=4, mode="keyword")
         found = search_roots(self.roots(), query)
-        with Index(self.layout) as index:
+        with Index(self.layout, readers_only=True) as index:  # a read-only checkout too
             same = index.ids_with_ctx_hash(derive_ctx_hash(command, error))
         hits = sorted(found.hits, key=lambda h: (h.id not in same, -h.score))
         return SearchResult(tuple(hits), found.total, found.warnings)

@@ -104,7 +104,9 @@ def _search(layout: Layout, query: Query, today: dt.date | None, model: str | No
                 return search_meaning(layout, query, loaded, mode or "hybrid", today or dt.date.today())
             except ModelError:
                 pass  # the model failed as it ran: said once; keywords below
-    with Index(layout) as index:
+            except OSError as exc:  # its vectors cannot be kept (a read-only derived folder)
+                semantic.turn_off(model, f"its vectors cannot be kept in {layout.vectors} ({exc.strerror or exc})")
+    with Index(layout, readers_only=True) as index:
         warnings = refresh(layout, index)
         asked = query_words(query.text)
         counted = lookups.term_frequencies(index, asked)

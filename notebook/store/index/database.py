@@ -29,6 +29,7 @@ from .schema import SCHEMA, SCHEMA_VERSION, UPSERT
 
 __all__ = ["EntryState", "Index", "rebuilt_on_failure", "refresh"]
 _PROBE = 256  # bytes compared at the start and just before the offset
+_IN_MEMORY: dict[str, sqlite3.Connection] = {}  # indexes of roots whose derived folder is read-only
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,10 +48,28 @@ class EntryState:
 class Index:
     """The derived SQLite file of one root. Use as a context manager."""
 
-    def __init__(self, layout: Layout):
+    def __init__(self, layout: Layout, readers_only: bool = False):
+        """Open the root's index, made or brought up to this schema.
+
+        `readers_only`: for a search, which must work in a read-only checkout too: when
+        the derived folder cannot be written (a read-only file system, no permission),
+        the index is built in memory from the archives and notebooks instead, once per
+        process, and one line says so. The same SQL ranks the same way; it costs one
+        read of the archives, which is what a first search costs anyway. A writer is never
+        given one: what it does goes to the canonical files, and its index must last.
+
+        Raises:
+            StorageError: the derived folder cannot be written (and not `readers_only`).
+        """
         self.layout = layout
         self.path = layout.index_path
-        self.db = self._open()
+        self.in_memory = False
+        try:
+            self.db = self._open()
+        except StorageError as exc:
+            if not readers_only:
+                raise
+            self.db = self._memory(exc)
 
     def _open(self) -> sqlite3.Connection:
         for attempt in range(3):
@@ -114,6 +133,24 @@ class Index:
                 self.remove(self.path)
         raise AssertionError("unreachable")
 
+    def _memory(self, why: StorageError) -> sqlite3.Connection:
+        """The in-memory index of this root for this process (made on first use)."""
+        self.in_memory = True
+        key = str(self.path)
+        db = _IN_MEMORY.get(key)
+        if db is None:
+            db = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
+            for statement in SCHEMA:
+                db.execute(statement)
+            db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+            _IN_MEMORY[key] = db
+            reason = str(why.cause.strerror or why.cause) if why.cause else str(why)
+            progress.notice(
+                f"the derived folder {self.path.parent} cannot be written ({reason}): "
+                "searching an index built in memory for this run"
+            )
+        return db
+
     @staticmethod
     def remove(path: Path) -> None:
         """Delete an index file with its WAL; a corrupt one is thrown away and rebuilt."""
@@ -125,7 +162,8 @@ class Index:
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self.db.close()
+        if not self.in_memory:  # kept for the process's next search
+            self.db.close()
 
     def sync(self, role: str) -> list[MalformedLine]:
         """Read what was appended to the role's archive since the last sync.
