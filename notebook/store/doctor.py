@@ -32,6 +32,7 @@ _FIXES = {
     "over_cap": "`rolebook tidy ROLE` prunes to the archive",
     "pending": "the next write to the role finishes it, or `rolebook tidy ROLE`",
     "malformed": "left as they are: fix or delete the lines by hand; readers skip them",
+    "lookalikes": "kept as text, as they are; fix each by hand and it becomes an entry",
     "unrecorded": "a hand edit or a merge dropped them; the archive still holds them (`rolebook search "
     "--status all`): add back by hand what still holds",
 }
@@ -50,6 +51,7 @@ class Report:
     temp_files: list[str] = field(default_factory=list)
     unrecorded: list[str] = field(default_factory=list)
     unreadable: list[str] = field(default_factory=list)
+    lookalikes: list[str] = field(default_factory=list)  # `path:line: why` of lines that are not entries
     repaired: list[str] = field(default_factory=list)
 
     @property
@@ -62,6 +64,7 @@ class Report:
             or self.orphan_locks
             or self.temp_files
             or self.unrecorded
+            or self.lookalikes
             or self.index != "fresh"
         )
 
@@ -77,6 +80,7 @@ class Report:
             "temp_files": self.temp_files,
             "left_unrecorded": self.unrecorded,
             "unreadable": self.unreadable,
+            "not_entries": self.lookalikes,
             "repaired": self.repaired,
         }
 
@@ -93,6 +97,9 @@ class Report:
         if self.unrecorded:
             out.append(f"  ({_FIXES['unrecorded']})")
         out += [f"unreadable: {u}" for u in self.unreadable]
+        out += [f"not an entry: {x}" for x in self.lookalikes]
+        if self.lookalikes:
+            out.append(f"  ({_FIXES['lookalikes']})")
         out += [f"repaired: {r}" for r in self.repaired]
         out.append("healthy" if self.healthy else "problems found")
         return out
@@ -128,6 +135,7 @@ def diagnose(
         except RolebookError as exc:
             report.unreadable.append(str(exc))
             continue
+        report.lookalikes += result.warnings
         if result.changed:
             report.over_cap.append(f"{role}: {result.count('pruned')} entries over the caps")
         if gone := _left_unrecorded(layout, role):

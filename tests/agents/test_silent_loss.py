@@ -29,6 +29,47 @@ def project(tmp_path: Path) -> Path:
     return tmp_path
 
 
+# -- entries that are not entries are said, kept and never stop an update
+
+NOTEBOOK = """\
+# coder notebook
+
+## Mistakes
+
+- [2026-02-30] an impossible date
+- [26-1-5] a short date
+- [2026-01-04] a real entry
+
+## Learnings
+
+\t- [2026-01-05] a tab-indented learning
+
+## Feedback
+
+## Session Log
+"""
+
+
+def test_read_tidy_check_and_doctor_name_lines_that_are_not_entries_and_update_still_works(project: Path) -> None:
+    path = project / "agents/state/memory/coder.md"
+    path.write_text(NOTEBOOK)
+    code, out, _ = rb(project, "read", "coder")
+    assert code == 0 and out.startswith(NOTEBOOK)
+    (alert,) = [line for line in out.splitlines() if line.startswith("rolebook: ")]
+    assert alert.startswith(f"rolebook: {path}:5: [2026-02-30] is not a real day") and "and 2 more such lines" in alert
+    code, _, err = rb(project, "tidy", "coder", "--check")
+    assert code == 0
+    assert f"{path}:6: [26-1-5] is not a YYYY-MM-DD date" in err
+    assert f"{path}:11: this dated item is indented with a tab" in err and "code, or part of the item above" in err
+    code, out, _ = rb(project, "doctor")
+    assert code == 1 and out.count(f"not an entry: {path}:") == 3
+    assert rb(project, "update", "coder", "-m", "a new mistake", "-l", "a new learning")[0] == 0
+    text = path.read_text()
+    for kept in ("- [2026-02-30] an impossible date", "- [26-1-5] a short date", "\t- [2026-01-05] a tab-indented"):
+        assert kept in text
+    assert rb(project, "search", "new learning")[0] == 0
+
+
 # -- a read-only checkout still searches, and read --task always gives the notebook
 
 
