@@ -5,12 +5,14 @@ Also the markdown form of `rolebook export`."""
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from rolebook.notebook import Entry, InputError
+from rolebook.notebook.errors import Interrupted
 from rolebook.notebook.model import entry_id
 from rolebook.notebook.store import (
     ArchiveRecord,
@@ -110,36 +112,75 @@ def run(session: Session, fmt: str, path: Path, role: str | None, dry_run: bool,
         raise InputError(f"{path}: no such file or folder")
     if fmt == "rolebook":
         return _run_export(session, path, role, dry_run, skip_bad)
-    source = READERS[fmt](path)
-    report = Report(fmt, path, dry_run, problems=[str(p) for p in source.problems], notes=source.notes)
-    report.redacted = redact_value([[i.text, dict(i.fields)] for i in source.items])[1]
-    plans = _plan(source, fmt, role)
+    with _stopped_by_ctrl_c(Report(fmt, path, dry_run), [], dry_run):  # reading: nothing written yet
+        source = READERS[fmt](path)
+        report = Report(fmt, path, dry_run, problems=[str(p) for p in source.problems], notes=source.notes)
+        report.redacted = redact_value([[i.text, dict(i.fields)] for i in source.items])[1]
+        plans = _plan(source, fmt, role)
     for name in plans:
         check_scope(name, session.who)
     if (report.problems and not skip_bad) or not plans:
         return report
     layout = session.layout
-    for name, plan in sorted(plans.items()):
-        rr = RoleReport(name)
-        if dry_run:
-            ids = [e.id(name) for e in plan.entries] + [k.id for k in plan.keeps]
-            have = known(layout, name, ids)
-            fresh_entries = {e.id(name) for e in plan.entries} - have
-            fresh_items = {k.id for k in plan.keeps} - have
-            rr.entries, rr.items = len(fresh_entries), len(fresh_items)
-            rr.already = len(ids) - rr.entries - rr.items
-        else:
-            if plan.entries:
-                result = session.end(name, plan.entries, fields=plan.fields).result
-                rr.entries, rr.pruned = len(result.added), result.count("pruned")
-                rr.already += len(result.duplicates)
-            if plan.keeps:
-                records, already = keep(layout, name, plan.keeps, session.who)
-                rr.items = len(records)
-                rr.already += already
-        report.roles.append(rr)
+    with _stopped_by_ctrl_c(report, sorted(plans), dry_run):
+        for name, plan in sorted(plans.items()):
+            report.roles.append(_import_role(session, layout, name, plan, dry_run))
     report.written = not dry_run
     return report
+
+
+def _import_role(session: Session, layout: Layout, name: str, plan: _Plan, dry_run: bool) -> RoleReport:
+    """Write (or, in a dry run, count) one role's part of a source."""
+    rr = RoleReport(name)
+    if dry_run:
+        ids = [e.id(name) for e in plan.entries] + [k.id for k in plan.keeps]
+        have = known(layout, name, ids)
+        fresh_entries = {e.id(name) for e in plan.entries} - have
+        fresh_items = {k.id for k in plan.keeps} - have
+        rr.entries, rr.items = len(fresh_entries), len(fresh_items)
+        rr.already = len(ids) - rr.entries - rr.items
+    else:
+        if plan.entries:
+            result = session.end(name, plan.entries, fields=plan.fields).result
+            rr.entries, rr.pruned = len(result.added), result.count("pruned")
+            rr.already += len(result.duplicates)
+        if plan.keeps:
+            records, already = keep(layout, name, plan.keeps, session.who)
+            rr.items = len(records)
+            rr.already += already
+    return rr
+
+
+@contextlib.contextmanager
+def _stopped_by_ctrl_c(report: Report, names: list[str], dry_run: bool) -> Iterator[None]:
+    """Ctrl-C in the block: Interrupted (exit 130), saying which roles were written, how
+    much, which one was cut short and which were not reached. Every role is written
+    through the one write path, so what was written stands, and an import adds nothing
+    twice: running it again finishes it.
+
+    Raises:
+        Interrupted: Ctrl-C.
+    """
+    try:
+        yield
+    except KeyboardInterrupt:
+        done = [
+            f"{r.role} ({r.entries} notebook {'entry' if r.entries == 1 else 'entries'}, {r.items} archived)"
+            for r in report.roles
+        ]
+        left = names[len(report.roles) :]
+        if dry_run:
+            said = "nothing was written (a dry run)"
+        elif not done and not left:
+            said = "nothing was written"
+        else:
+            said = f"written: {', '.join(done) or 'nothing'}"
+            if left:
+                said += f"; {left[0]} was cut short (what of it was written stands)"
+            if left[1:]:
+                said += f"; not reached: {', '.join(left[1:])}"
+            said += "; run the same import again to finish it (an import adds nothing twice)"
+        raise Interrupted(f"interrupted: {said}") from None
 
 
 def _plan(source: Source, fmt: str, role: str | None) -> dict[str, _Plan]:
@@ -173,8 +214,7 @@ def _keep(role: str, item: Item) -> Keep:
 
 
 def _run_export(session: Session, path: Path, role: str | None, dry_run: bool, skip_bad: bool) -> Report:
-    from rolebook.notebook import parse
-    from rolebook.notebook.store import read_export, restore
+    from rolebook.notebook.store import read_export
 
     bundle = read_export(path)
     report = Report("rolebook", path, dry_run, problems=bundle.problems)
@@ -194,23 +234,32 @@ def _run_export(session: Session, path: Path, role: str | None, dry_run: bool, s
         if dry_run:
             report.notes.append("a dry run of a rolebook export counts its archive lines; none are compared")
         return report
-    for name in roles:
-        text = bundle.notebooks.get(name)
-        done = restore(session.layout, name, text, bundle.lines.get(name, []), session.who)
-        rr = RoleReport(name, items=done.appended, already=done.already)
-        if done.notebook == "written":
-            rr.notebook = "notebook restored"
-            assert text is not None
-            rr.entries = len(parse(text).entries())
-        elif done.notebook == "merge":
-            assert text is not None
-            result = session.end(name, list(parse(text).entries())).result
-            rr.entries, rr.pruned = len(result.added), result.count("pruned")
-            rr.already += len(result.duplicates)
-            rr.notebook = "entries merged into the notebook there"
-        report.roles.append(rr)
+    with _stopped_by_ctrl_c(report, roles, dry_run):
+        for name in roles:
+            report.roles.append(_restore_role(session, name, bundle))
     report.written = True
     return report
+
+
+def _restore_role(session: Session, name: str, bundle: Any) -> RoleReport:
+    """Bring one role of an export in: its archive lines, its notebook (or its entries)."""
+    from rolebook.notebook import parse
+    from rolebook.notebook.store import restore
+
+    text = bundle.notebooks.get(name)
+    done = restore(session.layout, name, text, bundle.lines.get(name, []), session.who)
+    rr = RoleReport(name, items=done.appended, already=done.already)
+    if done.notebook == "written":
+        rr.notebook = "notebook restored"
+        assert text is not None
+        rr.entries = len(parse(text).entries())
+    elif done.notebook == "merge":
+        assert text is not None
+        result = session.end(name, list(parse(text).entries())).result
+        rr.entries, rr.pruned = len(result.added), result.count("pruned")
+        rr.already += len(result.duplicates)
+        rr.notebook = "entries merged into the notebook there"
+    return rr
 
 
 def export_markdown(layout: Layout, roles: list[str]) -> Iterator[str]:

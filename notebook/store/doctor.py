@@ -65,7 +65,7 @@ class Report:
             or self.temp_files
             or self.unrecorded
             or self.lookalikes
-            or self.index != "fresh"
+            or self.index not in ("fresh", NOT_BUILT)
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -144,7 +144,7 @@ def diagnose(
         if (layout.pending_path(role)).exists():
             report.pending.append(role)
     report.orphan_locks = [str(p) for p in _orphan_locks(layout)]
-    if repair and report.index == "missing":
+    if repair and report.index == NOT_BUILT:
         report.index = "fresh"
     return report
 
@@ -161,10 +161,15 @@ def _left_unrecorded(layout: Layout, role: str) -> list[str]:
         return sorted(i for i in index.added_ids(role) if i not in active)
 
 
+#: A root whose index was never built (a fresh init, a fresh clone, `git clean -fdX`): not a
+#: problem, the first command that needs it builds it.
+NOT_BUILT = "not built yet (built from the archives and notebooks on first use)"
+
+
 def index_state(layout: Layout, roles: list[str]) -> str:
     path = layout.index_path
     if not path.exists():
-        return "missing (rebuilt from the archives on the next search)"
+        return NOT_BUILT
     try:
         with Index(layout) as index:
             stale = []
