@@ -176,6 +176,7 @@ def _build(root: Path, data: Mapping[str, Any], source: Path | None) -> Config:
         root / paths.get("archive", default.archive.relative_to(root)),
         root / paths.get("derived", default.derived.relative_to(root)),
     )
+    _derived_inside(layout, source, _line(paths, "derived") if "derived" in paths else None)
     rules = data.get("rules_file", "CLAUDE.md")
     if not isinstance(rules, str) or not rules.strip():
         raise ConfigError("'rules_file' must be a file name such as CLAUDE.md", source, _line(data, "rules_file"))
@@ -200,6 +201,21 @@ def _inside(root: Path, value: str, what: str, source: Path | None, line: int | 
     if not real.is_relative_to(os.path.normpath(root.absolute())):
         raise ConfigError(
             f"{what} is {value!r}, outside the project root {root}: rolebook writes only inside it", source, line
+        )
+
+
+def _derived_inside(layout: Layout, source: Path | None, line: int | None) -> None:
+    """Raises ConfigError when the derived folder leads out of the root through a symlink
+    (git ignores the folder, not a link in its place, so a cloned repository can carry
+    one): every command writes there, a read included, and `doctor --repair` deletes files
+    by name there. Checked on every load: a few stat calls."""
+    real = os.path.realpath(layout.derived)
+    if not Path(real).is_relative_to(os.path.realpath(layout.root)):
+        raise ConfigError(
+            f"the derived folder {layout.derived} resolves outside the root ({real}) through a symlink: "
+            "rolebook writes only inside the project; remove the link",
+            source,
+            line,
         )
 
 

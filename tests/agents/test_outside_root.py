@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -227,3 +228,21 @@ def test_share_refuses_a_shared_root_whose_archive_folder_leads_out_of_it(tmp_pa
     code, _, err = rb(project, "share", mid, "--to", "team")
     assert code == 2 and "outside the root" in err, err
     assert list(home.iterdir()) == []
+
+
+@pytest.mark.parametrize(
+    "args", [["read", "coder"], ["search", "anything"], ["doctor", "--repair"], ["update", "coder", "-l", "x"]]
+)
+def test_a_derived_folder_that_is_a_symlink_out_is_refused_and_nothing_there_is_written_or_deleted(
+    places: tuple[Path, Path], args: list[str]
+) -> None:
+    project, home = places
+    rb(project, "init", "coder")
+    (home / "index.sqlite").write_text("the user's own file of that name\n")
+    (home / "cache").mkdir()
+    shutil.rmtree(project / "agents/state/.rolebook", ignore_errors=True)
+    (project / "agents/state/.rolebook").symlink_to(home)  # git ignores the folder, not a link in its place
+    before = snapshot(home)
+    code, _, err = rb(project, *args)
+    assert code == 2 and "the derived folder" in err and "outside the root" in err, err
+    assert snapshot(home) == before
