@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     pass
 
 CONFIG_NAME = "rolebook.yaml"
-_KNOWN = {"version", "paths", "rules_file", "limits", "search", "promote", "shared_roots"}
+_KNOWN = {"version", "paths", "rules_file", "limits", "search", "promote", "shared_roots", "roles"}
 _PATHS = {"memory", "archive", "derived", "protocol"}
 _MODES = ("keyword", "semantic", "hybrid")
 
@@ -62,6 +62,7 @@ class Config:
     mode: str | None = None  # search.mode: keyword, semantic or hybrid (default: hybrid if the extra works)
     min_dates: int = 3  # promote.min_dates: a mistake on this many dates is due for promotion
     shared_roots: tuple[SharedRoot, ...] = ()
+    roles: tuple[str, ...] | None = None  # `roles:` the roles a write may create (None: no such key)
 
 
 @dataclass(frozen=True, slots=True)
@@ -189,7 +190,18 @@ def _build(root: Path, data: Mapping[str, Any], source: Path | None) -> Config:
         raise ConfigError(f"'version' is {version!r}: this rolebook reads version 1", source, _line(data, "version"))
     min_dates = _promote(data.get("promote"), source, _line(data, "promote"))
     shared = _shared_roots(data.get("shared_roots"), source, _line(data, "shared_roots"), root)
-    return Config(root, layout, limits, root / rules, protocol, source, model, mode, min_dates, shared)
+    roles = _roles(data.get("roles"), source, _line(data, "roles")) if "roles" in data else None
+    return Config(root, layout, limits, root / rules, protocol, source, model, mode, min_dates, shared, roles)
+
+
+def _roles(value: Any, source: Path | None, line: int | None) -> tuple[str, ...]:
+    """`roles: [coder, designer]`: the roles of this project; a write may create their
+    notebooks (any other new role needs `init ROLE` or `--new-role`)."""
+    if value is None:
+        return ()
+    if not isinstance(value, list) or not all(isinstance(r, str) and is_role(r) for r in value):
+        raise ConfigError("'roles' is a list of role names, e.g. roles: [coder, designer]", source, line)
+    return tuple(value)
 
 
 def _inside(root: Path, value: str, what: str, source: Path | None, line: int | None) -> None:

@@ -100,7 +100,7 @@ _ENTRY_FLAGS = {
 
 
 def _fast_update(args: list[str]) -> int | None:
-    """Answer `[globals] update ROLE [-m/-l/-f/--log TEXT]... [--date D] [--json]`, or None
+    """Answer `[globals] update ROLE [-m/-l/-f/--log TEXT]... [--date D] [--new-role] [--json]`, or None
     to leave it to typer (--from, --help, anything it does not know)."""
     import os
 
@@ -110,11 +110,11 @@ def _fast_update(args: list[str]) -> int | None:
     given, (role, *rest) = found
     texts: dict[str, list[str]] = {section: [] for section in dict.fromkeys(_ENTRY_FLAGS.values())}
     date: str | None = None
-    as_json = False
+    as_json = new_role = False
     i = 0
     while i < len(rest):
-        if rest[i] == "--json":
-            as_json, i = True, i + 1
+        if rest[i] in ("--json", "--new-role"):
+            as_json, new_role, i = as_json or rest[i] == "--json", new_role or rest[i] == "--new-role", i + 1
             continue
         opt, eq, value = rest[i].partition("=") if rest[i].startswith("--") else (rest[i], "", "")
         if opt not in _ENTRY_FLAGS and opt != "--date":
@@ -137,7 +137,7 @@ def _fast_update(args: list[str]) -> int | None:
     session = given.get("--session") or os.environ.get("ROLEBOOK_SESSION") or None
     try:
         writer = Writer(check_role(by) if by else None, session)
-        return run_update(Path(root) if root else None, writer, role, texts, date, as_json)
+        return run_update(Path(root) if root else None, writer, role, texts, date, as_json, new_role=new_role)
     except RolebookError as exc:
         sys.stderr.write(f"rolebook: {exc}\n")
         return exc.exit_code

@@ -68,6 +68,11 @@ class Session:
     shared: tuple[tuple[str, Session], ...] = ()
     share_mistakes: tuple[str, ...] = ()
     repo: str = ""
+    # which roles a write may create (`writable`): `roles:` in rolebook.yaml, any on purpose
+    # (--new-role); `configured`: a rolebook.yaml (else its folders make it a project)
+    declared: tuple[str, ...] | None = None
+    new_roles: bool = False
+    configured: bool = True
 
     @property
     def who(self) -> Writer:
@@ -78,6 +83,34 @@ class Session:
     @property
     def rules_path(self) -> Path:
         return self.rules_file if self.rules_file is not None else self.layout.root / "CLAUDE.md"
+
+    def writable(self, role: str, starts: bool = True) -> str:
+        """The role, if a write may go to it: one with a notebook or an archive, one listed
+        under `roles:`, the writer's own (`--as`), any on purpose (`new_roles`); never a
+        typo's new notebook, nothing outside a project. `starts`: the write can start one.
+
+        Raises:
+            RoleError: a bad name, an unknown role, or no project here (nothing written).
+        """
+        from rolebook.notebook.errors import RoleError
+
+        layout = self.layout
+        if layout.notebook_path(role).exists() or layout.archive_path(role).exists():
+            return role
+        if not self.configured and not layout.memory.exists() and not layout.archive.exists():
+            raise RoleError(f"no rolebook project at {layout.root} (`rolebook init` makes one); nothing was written")
+        if self.new_roles or role == self.who.by or role in (self.declared or ()):
+            return role
+        import difflib  # a typo, most likely: name the role it is closest to
+
+        known = sorted({*layout.roles(), *(self.declared or ())})
+        close = difflib.get_close_matches(role, known, n=1, cutoff=0.6)
+        hint = f"did you mean {close[0]!r}? " if close else ""
+        also = " (or --new-role on this write)" if starts else ""
+        raise RoleError(
+            f"no role {role!r} here ({hint}roles: {', '.join(known) or 'none yet'}); "
+            f"`rolebook init {role}` creates it{also}; nothing was written"
+        )
 
     # -- session start -------------------------------------------------------------
 
@@ -129,7 +162,7 @@ class Session:
         from rolebook.notebook.store import Index, redactions, update
         from rolebook.rules import find_violations, groups_of, recurrence_hook, refresh_alerts
 
-        check_role(role)
+        self.writable(check_role(role))
         if not entries:
             raise InputError("nothing to add: no mistake, learning, feedback or session log entry was given")
         result = update(self.layout, role, entries, self.limits, self.who, recurrence_hook(self.recurrence), fields)
@@ -178,7 +211,7 @@ class Session:
         from rolebook.notebook.store import tidy, tidy_check
         from rolebook.rules import refresh_alerts
 
-        roles = [check_role(role)] if role else self.layout.roles()
+        roles = [self.writable(check_role(role), starts=False)] if role else self.layout.roles()
         if check:
             return [tidy_check(self.layout, r, self.limits) for r in roles]
         results = [tidy(self.layout, r, self.limits, self.who) for r in roles]
@@ -193,7 +226,7 @@ class Session:
         from rolebook.notebook.store import obsolete
         from rolebook.rules import refresh_alerts
 
-        result = obsolete(self.layout, check_role(role), selector, self.limits, self.who)
+        result = obsolete(self.layout, self.writable(check_role(role), starts=False), selector, self.limits, self.who)
         refresh_alerts(
             self.layout, self.rules_path, role, touched=set(), min_dates=self.min_dates, same=self.recurrence
         )
@@ -272,7 +305,9 @@ class Session:
         """Keep an item in long-term memory, unless one that says the same is there."""
         from rolebook.notebook.store import store
 
-        return store(self.layout, check_role(role), category, text, list(tags), self.who, same=self.dedup)
+        return store(
+            self.layout, self.writable(check_role(role)), category, text, list(tags), self.who, same=self.dedup
+        )
 
     def log(
         self,
@@ -290,7 +325,7 @@ class Session:
 
         return log_event(
             self.layout,
-            check_role(role),
+            self.writable(check_role(role)),
             event_type=event_type,
             lesson=lesson,
             context=context,
@@ -369,14 +404,14 @@ class Session:
         return rule_report(self.layout, self.rules_path, rule, self.review)
 
 
-def open_session(config: Config, writer: Writer | None = None) -> Session:
+def open_session(config: Config, writer: Writer | None = None, new_roles: bool = False) -> Session:
     """The session API over this root, with the judgements and the search mode chosen
     once, here, from the config and the environment (nothing below reads either).
 
     With the semantic extra and a mode other than keyword, promotion and `store` dedup
     judge by meaning too (the model loads only when a pair first needs it). Loading it
     costs seconds, so the write that ends every session judges recurrence by meaning
-    only when the mode asks for semantic or hybrid outright.
+    only when the mode asks for semantic or hybrid outright. `new_roles`: see `writable`.
     """
     from rolebook.notebook.search import semantic
     from rolebook.rules import meaning_judge
@@ -407,6 +442,9 @@ def open_session(config: Config, writer: Writer | None = None) -> Session:
             shared,
             share,
             config.root.name,
+            of.roles,
+            new_roles,
+            of.source is not None,
         )
 
     return session(config, tuple((r.name, session(c)) for r, c in shared_configs(config)))

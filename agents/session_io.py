@@ -51,9 +51,11 @@ def run_update(
     date: str | None,
     as_json: bool,
     snippet: tuple[list[Entry], str] = ([], ""),
+    new_role: bool = False,
 ) -> int:
     """Add a session's entries (texts by section, and those of an `--from` snippet) and
-    print what was done. Returns the exit code: 1 when nothing was new.
+    print what was done. Returns the exit code: 1 when nothing was new. `new_role`: a role
+    with no notebook yet may be started (--new-role).
 
     Raises:
         RolebookError: bad input or a failed write (nothing written, or the message says what was).
@@ -64,7 +66,7 @@ def run_update(
     from .config import find_root, load_config
     from .session import open_session
 
-    session = open_session(load_config(root.absolute() if root else find_root()), writer)
+    session = open_session(load_config(root.absolute() if root else find_root()), writer, new_role)
     day = check_date(date) if date is not None else dt.date.today().isoformat()
     entries = session.entries(day, **texts) + snippet[0]
     if not entries:

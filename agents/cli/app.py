@@ -46,9 +46,9 @@ class Globals:
     def config(self) -> Config:
         return load_config(self.root.absolute() if self.root else find_root())
 
-    def session(self, config: Config | None = None) -> Session:
-        """The session API over this root, as this writer."""
-        return open_session(config or self.config(), self.writer())
+    def session(self, config: Config | None = None, new_roles: bool = False) -> Session:
+        """The session API over this root, as this writer (`new_roles`: --new-role given)."""
+        return open_session(config or self.config(), self.writer(), new_roles)
 
     def writer(self) -> Writer:
         return Writer(check_role(self.as_role) if self.as_role else None, self.session_id)
@@ -84,6 +84,10 @@ def _print_json(data: Any) -> None:
 
 
 JsonOpt = Annotated[bool, typer.Option("--json", help="One JSON document on stdout, for scripts and agents.")]
+NewRoleOpt = Annotated[
+    bool,
+    typer.Option("--new-role", help="Start a role that has no notebook yet (on purpose: a mistyped role is refused)."),
+]
 
 
 @app.callback()

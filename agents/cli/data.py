@@ -11,7 +11,7 @@ import typer
 from rolebook.notebook import InputError
 from rolebook.notebook.store import check_role
 
-from .app import JsonOpt, _errors, _globals, _print_json, app
+from .app import JsonOpt, NewRoleOpt, _errors, _globals, _print_json, app
 
 FORMATS = ("cerebro", "xmem", "agent-knowledge", "memcache", "mcp-memory", "markdown", "rolebook")
 _SHOWN = 20
@@ -30,6 +30,7 @@ def import_cmd(
     skip_bad: Annotated[
         bool, typer.Option("--skip-bad", help="Import the good lines even when some are bad (they are listed).")
     ] = False,
+    new_role: NewRoleOpt = False,
     as_json: JsonOpt = False,
 ) -> None:
     """Bring memory in from another tool. Importing the same source twice adds nothing.
@@ -57,7 +58,9 @@ def import_cmd(
     if fmt not in FORMATS:
         raise InputError(f"unknown format {fmt!r} (one of: {', '.join(FORMATS)})")
     g = _globals(ctx)
-    report = importing.run(g.session(), fmt, path, check_role(role) if role else None, dry_run, skip_bad)
+    report = importing.run(
+        g.session(new_roles=new_role), fmt, path, check_role(role) if role else None, dry_run, skip_bad
+    )
     if report.problems and not skip_bad:
         for problem in report.problems[:_SHOWN]:
             sys.stderr.write(f"rolebook: {problem}\n")
@@ -160,7 +163,7 @@ def stats_cmd(
         _print_json(data)
         return
     if not found:
-        print("no roles yet: `rolebook update ROLE` writes the first entry")
+        print("no roles yet: `rolebook init ROLE` starts one")
         return
     from rich.console import Console
 

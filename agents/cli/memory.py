@@ -9,7 +9,7 @@ import typer
 from rolebook.notebook import InputError
 from rolebook.notebook.store import check_role
 
-from .app import JsonOpt, _errors, _globals, _print_json, _say_redacted, _search_warnings, app
+from .app import JsonOpt, NewRoleOpt, _errors, _globals, _print_json, _say_redacted, _search_warnings, app
 
 
 def _dates(since: str | None, until: str | None) -> tuple[str | None, str | None]:
@@ -97,6 +97,7 @@ def store_cmd(
     category: Annotated[str, typer.Argument(help="A long-term category, e.g. rejected_designs.")],
     text: Annotated[str, typer.Argument(help="The item.")],
     tag: Annotated[list[str] | None, typer.Option("--tag", help="A tag (repeatable, or comma-separated).")] = None,
+    new_role: NewRoleOpt = False,
     as_json: JsonOpt = False,
 ) -> None:
     """Keep an item in long-term memory; an equal item already there is shown and nothing is written (exit 1).
@@ -106,7 +107,7 @@ def store_cmd(
     """
     from rolebook.notebook.store import redactions
 
-    result = _globals(ctx).session().store(role, category, text, tag or [])
+    result = _globals(ctx).session(new_roles=new_role).store(role, category, text, tag or [])
     redacted = redactions(text)
     _say_redacted(redacted)
     if as_json:
@@ -143,6 +144,7 @@ def log_cmd(
     ctx_hash: Annotated[
         str | None, typer.Option("--ctx-hash", help="tool-action-pattern (default: derived from the context).")
     ] = None,
+    new_role: NewRoleOpt = False,
     as_json: JsonOpt = False,
 ) -> None:
     """Log an experience event; outcomes of the same context hash add up to a success rate.
@@ -153,7 +155,11 @@ def log_cmd(
     """
     from rolebook.notebook.store import redactions
 
-    record = _globals(ctx).session().log(role, event_type, lesson, context, command, outcome, [tags], ctx_hash)
+    record = (
+        _globals(ctx)
+        .session(new_roles=new_role)
+        .log(role, event_type, lesson, context, command, outcome, [tags], ctx_hash)
+    )
     redacted = redactions(lesson, context, command)
     _say_redacted(redacted)
     if as_json:

@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from ..integrations import Planned
 
 from ..config import find_root
-from .app import JsonOpt, _errors, _globals, _print_json, _read_input, _search_warnings, _warn, app
+from .app import JsonOpt, NewRoleOpt, _errors, _globals, _print_json, _read_input, _search_warnings, _warn, app
 
 
 @app.command("init")
@@ -90,7 +90,7 @@ def read_cmd(
 ) -> None:
     """Session start: print the role's notebook as it is, then at most 5 alert lines.
 
-    A notebook that does not exist yet is not an error: the first update creates it.
+    A notebook that does not exist yet is not an error: `rolebook init ROLE` creates it.
     With --task, the archive hits most relevant to the task follow, each with its #id.
 
     \b
@@ -131,6 +131,7 @@ def update_cmd(
             help="A markdown file ('-' for stdin) with ## Mistakes, ## Learnings, ## Feedback, ## Session Log lists.",
         ),
     ] = None,
+    new_role: NewRoleOpt = False,
     as_json: JsonOpt = False,
 ) -> None:
     """Session end: add entries (newest first), then prune what passes the limits to the archive.
@@ -161,7 +162,7 @@ def update_cmd(
         "feedback": feedback or [],
         "session_log": log or [],
     }
-    code = run_update(g.root, g.writer(), role, texts, date, as_json, snippet)
+    code = run_update(g.root, g.writer(), role, texts, date, as_json, snippet, new_role)
     if code:
         raise typer.Exit(code)
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -104,8 +104,12 @@ class _Plan:
 def run(session: Session, fmt: str, path: Path, role: str | None, dry_run: bool, skip_bad: bool) -> Report:
     """Read, check and (unless a dry run, or bad lines without `skip_bad`) write.
 
+    The roles a source names are started on purpose; a `role` given outright must be one
+    the project knows (or the session allows new roles: --new-role): a typo is refused.
+
     Raises:
         InputError: no such source, a source that is not of this format, no role to import into.
+        RoleError: `role` is unknown here, or there is no rolebook project (nothing written).
         ScopeError: a writer scoped to one role importing into another.
     """
     if not path.exists():
@@ -121,12 +125,31 @@ def run(session: Session, fmt: str, path: Path, role: str | None, dry_run: bool,
         check_scope(name, session.who)
     if (report.problems and not skip_bad) or not plans:
         return report
+    session = _writing(session, list(plans), role, dry_run)
     layout = session.layout
     with _stopped_by_ctrl_c(report, sorted(plans), dry_run):
         for name, plan in sorted(plans.items()):
             report.roles.append(_import_role(session, layout, name, plan, dry_run))
     report.written = not dry_run
     return report
+
+
+def _writing(session: Session, names: list[str], role: str | None, dry_run: bool) -> Session:
+    """The session that writes the import, once the source is read and checked: the roles
+    the source names are started on purpose; a `role` given outright must be one the
+    project knows (or --new-role); and nothing is written outside a rolebook project.
+
+    Raises:
+        RoleError: an unknown `role`, or no project here (nothing written).
+    """
+    if dry_run:
+        return session
+    if role is not None:
+        session.writable(role)
+    session = replace(session, new_roles=True)
+    for name in names:
+        session.writable(name)
+    return session
 
 
 def _import_role(session: Session, layout: Layout, name: str, plan: _Plan, dry_run: bool) -> RoleReport:
@@ -228,6 +251,8 @@ def _run_export(session: Session, path: Path, role: str | None, dry_run: bool, s
         roles = [role]
     for name in roles:
         check_scope(name, session.who)
+    if not (report.problems and not skip_bad):
+        session = _writing(session, roles, role, dry_run)
     if (report.problems and not skip_bad) or dry_run:
         for name in roles:
             report.roles.append(RoleReport(name, items=len(bundle.lines.get(name, []))))

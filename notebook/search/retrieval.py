@@ -93,6 +93,8 @@ def _search(layout: Layout, query: Query, today: dt.date | None, model: str | No
     mode = query.mode
     if mode is not None and mode not in MODES:
         raise InputError(f"unknown search mode {mode!r} (one of: {', '.join(MODES)})")
+    if not layout.memory.exists() and not layout.archive.exists():
+        return SearchResult((), 0)  # no memory here (outside any project): no index is made either
     if mode != "keyword":
         from . import semantic
 

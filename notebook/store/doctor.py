@@ -125,10 +125,11 @@ def diagnose(
         leftovers = temp_files(layout, rules_path)
     report.temp_files = [str(p) for p in leftovers]
     report.index = index_state(layout, report.roles)
-    with Index(layout) as index:
-        for role in report.roles:
-            index.sync(role)
-        report.malformed = [str(m) for m in index.malformed()]
+    if report.roles:  # no roles (outside any project): no index is made for nothing
+        with Index(layout) as index:
+            for role in report.roles:
+                index.sync(role)
+            report.malformed = [str(m) for m in index.malformed()]
     for role in report.roles:
         try:
             result = tidy_check(layout, role, limits)
@@ -276,6 +277,8 @@ def _repair(layout: Layout, report: Report) -> None:
     for cached in (*layout.cache.glob("read-*.json"), *layout.cache.glob("rules-*.json")):
         with contextlib.suppress(OSError):
             cached.unlink()
+    if not layout.memory.exists() and not layout.archive.exists():
+        return  # no memory here (outside any project): nothing to rebuild, nothing made
     with Index(layout) as index:
         from .index import refresh
 

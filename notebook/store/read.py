@@ -31,7 +31,10 @@ _READ_CACHE_VERSION = 3  # the notebook's own alerts; 3: lines that look like en
 #: Alerts hold the step as data (`next_step`), and each adapter words it (`shown`), so an
 #: agent on MCP is never told to run a command it cannot reach.
 STEPS = {
-    "create": ('`rolebook update {role} --learning "..."` creates it', "the update tool creates it"),
+    "create": (
+        "`rolebook init {role}` creates it",
+        "init creates it (or the update tool of a server scoped to {role})",
+    ),
     "tidy": ("`rolebook tidy {role}` moves", "the next update moves"),
     "promote": ("`rolebook promote` reviews them", "the promote_review tool reviews them"),
 }

@@ -278,6 +278,7 @@ def test_a_git_merge_past_the_caps_leaves_every_entry_in_the_notebook_or_journal
 
 
 def test_doctor_finds_entries_that_left_the_notebook_with_no_record(tmp_path: Path) -> None:
+    rb(tmp_path, "init", "coder")
     rb(tmp_path, "update", "coder", "-l", "kept", "-l", "dropped by a bad merge")
     notebook = tmp_path / "agents/state/memory/coder.md"
     notebook.write_text(

@@ -18,6 +18,8 @@ from rolebook.notebook.markdown import parse
 from rolebook.notebook.store.archive import ArchiveRecord, read_records
 from rolebook.notebook.store.layout import Layout
 
+pytestmark = pytest.mark.usefixtures("declared_roles")  # tmp_path: a project with its roles declared
+
 
 def run(server_root: Path, body: Callable[[Client], Awaitable[Any]], **kw: Any) -> Any:
     async def main() -> Any:
@@ -153,9 +155,8 @@ def test_a_scoped_server_refuses_writes_to_other_roles_but_reads_them(tmp_path: 
     run(tmp_path, body, scope="coder")
 
 
-def test_the_clients_workspace_root_wins_over_the_servers_root(tmp_path: Path) -> None:
-    workspace = tmp_path / "workspace"
-    workspace.mkdir()
+def test_the_clients_workspace_root_wins_over_the_servers_root(declare: Callable[[Path], Path], tmp_path: Path) -> None:
+    workspace = declare(tmp_path / "workspace")
 
     async def roots(ctx: Any) -> t.ListRootsResult:
         return t.ListRootsResult(roots=[t.Root(uri=workspace.as_uri(), name="ws")])
@@ -263,8 +264,9 @@ def test_every_alert_step_is_worded_for_mcp_in_the_text_and_the_structured_conte
     async def body(c: Client) -> None:
         r = await c.call_tool("read", {"role": "designer"})  # no notebook yet
         assert r.structured_content is not None
-        assert "the update tool creates it" in text(r)
-        assert r.structured_content["alerts"] == ["no notebook for designer yet: the update tool creates it"]
+        said = "no notebook for designer yet: init creates it (or the update tool of a server scoped to designer)"
+        assert said in text(r)
+        assert r.structured_content["alerts"] == [said]
         await c.call_tool("update", {"role": "qa", "learnings": ["kept"]})
         lines = notebook.read_text().replace(
             "## Learnings\n",

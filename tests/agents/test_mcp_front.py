@@ -15,6 +15,8 @@ from rolebook.agents.mcp import listing as mcp_listing
 from rolebook.agents.mcp.front import Front
 from rolebook.agents.mcp.listing import instructions
 
+pytestmark = pytest.mark.usefixtures("declared_roles")  # tmp_path: a project with its roles declared
+
 ROLEBOOK = str(Path(sys.executable).parent / "rolebook")
 
 

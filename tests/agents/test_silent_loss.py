@@ -3,6 +3,7 @@ that are not entries, a read-only checkout, Ctrl-C in an import, a fresh project
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -30,6 +31,150 @@ def project(tmp_path: Path) -> Path:
     """A project with two roles, coder and designer, each with a notebook."""
     assert rb(tmp_path, "init", "coder", "designer")[0] == 0
     return tmp_path
+
+
+# -- a new role is made by init or on purpose, never by a typo
+
+
+TYPO_WRITES = [
+    ["update", "codr", "-m", "a mistake; do better"],
+    ["update", "codr", "--from", "-"],
+    ["store", "codr", "rejected_designs", "a floating bubble"],
+    ["log", "codr", "--type", "error", "--lesson", "chown first"],
+    ["obsolete", "codr", "anything"],
+    ["tidy", "codr"],
+    ["tidy", "codr", "--check"],
+]
+
+
+@pytest.mark.parametrize("args", TYPO_WRITES, ids=lambda a: " ".join(a[:2] + a[3:4]))
+def test_a_mistyped_role_is_refused_naming_the_closest_known_role_and_nothing_is_written(
+    project: Path, args: list[str]
+) -> None:
+    before = tree(project)
+    code, out, err = rb(project, *args, stdin="## Learnings\n- a learning\n")
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1
+    assert "no role 'codr' here (did you mean 'coder'? roles: coder, designer)" in err
+    assert "`rolebook init codr` creates it" in err
+    assert tree(project) == before
+
+
+def test_the_installed_command_refuses_a_mistyped_role_on_its_fast_path(project: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "rolebook", "--root", str(project), "update", "codr", "-l", "x"],
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 2 and "no role 'codr' here" in done.stderr
+    assert not (project / "agents/state/memory/codr.md").exists()
+
+
+def test_an_import_into_a_mistyped_role_is_refused_before_anything_is_written(project: Path) -> None:
+    source = project / "lessons.md"
+    source.write_text("## Learnings\n- [2026-01-05] a lesson\n")
+    before = tree(project)
+    code, _, err = rb(project, "import", "markdown", str(source), "--role", "codr")
+    assert code == 2 and "no role 'codr' here" in err
+    assert tree(project) == before
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["update", "qa", "--new-role", "-l", "a first learning"],
+        ["store", "qa", "--new-role", "notes", "a first note"],
+        ["log", "qa", "--new-role", "--type", "success", "--lesson", "it worked"],
+    ],
+)
+def test_a_new_role_is_started_on_purpose_with_new_role(project: Path, args: list[str]) -> None:
+    code, _, err = rb(project, *args)
+    assert code == 0, err
+    assert (
+        "qa" in json.loads(rb(project, "stats", "--json")[1])["roles"]
+        or (project / "agents/state/archive/qa.jsonl").exists()
+    )
+
+
+def test_a_role_listed_in_the_config_and_the_writers_own_role_may_be_started(project: Path) -> None:
+    (project / "rolebook.yaml").write_text("roles: [coder, designer, qa]\n")
+    assert rb(project, "update", "qa", "-l", "listed in rolebook.yaml")[0] == 0
+    assert rb(project, "--as", "ops", "update", "ops", "-l", "the writer's own role")[0] == 0
+    assert rb(project, "update", "ux", "-l", "neither")[0] == 2
+
+
+def test_a_role_list_that_is_not_role_names_is_a_config_error_naming_the_line(project: Path) -> None:
+    (project / "rolebook.yaml").write_text("version: 1\nroles: [Coder]\n")
+    code, _, err = rb(project, "update", "coder", "-l", "x")
+    assert code == 2 and f"{project / 'rolebook.yaml'}:2: 'roles' is a list of role names" in err
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["update", "coder", "-l", "x"],
+        ["update", "coder", "--new-role", "-l", "x"],
+        ["store", "coder", "notes", "x", "--new-role"],
+        ["log", "coder", "--type", "error", "--lesson", "x"],
+    ],
+)
+def test_a_write_outside_any_rolebook_project_is_refused_like_the_hooks_and_makes_nothing(
+    tmp_path: Path, args: list[str]
+) -> None:
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    code, _, err = rb(tmp_path, *args)
+    assert code == 2 and f"no rolebook project at {tmp_path} (`rolebook init` makes one)" in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".git"]
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["search", "anything"],
+        ["read", "coder", "--task", "anything"],
+        ["doctor"],
+        ["doctor", "--repair"],
+        ["promote"],
+        ["promote", "--yes"],
+        ["stats"],
+        ["recall", "--command", "npm ci", "--error", "EACCES"],
+    ],
+)
+def test_a_read_outside_any_rolebook_project_makes_no_folder_there(tmp_path: Path, args: list[str]) -> None:
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    code, _, _ = rb(tmp_path, *args)
+    assert code in (0, 1)
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".git"]
+
+
+def test_the_memory_tool_refuses_to_create_a_notebook_for_a_mistyped_role(project: Path) -> None:
+    pytest.importorskip("anthropic")
+    from anthropic.lib.tools import ToolError
+    from rolebook import RolebookMemoryTool
+
+    tool = RolebookMemoryTool(root=project)
+    with pytest.raises(ToolError, match="no role 'codr' here"):
+        tool.call({"command": "create", "path": "/memories/codr.md", "file_text": "## Learnings\n- [2026-01-05] x\n"})
+    assert not (project / "agents/state/memory/codr.md").exists()
+    scoped = RolebookMemoryTool(root=project, role="qa")  # its own role: started on purpose
+    scoped.call({"command": "create", "path": "/memories/qa.md", "file_text": "## Learnings\n- [2026-01-05] x\n"})
+    assert (project / "agents/state/memory/qa.md").exists()
+
+
+def test_the_mcp_update_tool_refuses_a_mistyped_role(project: Path) -> None:
+    import anyio
+    from mcp import Client
+    from rolebook.agents.mcp.server import build
+
+    async def main() -> tuple[bool, str]:
+        async with Client(build(project, None)) as client:
+            result = await client.call_tool("update", {"role": "codr", "learnings": ["x"]})
+            block = result.content[0]
+            return result.is_error, getattr(block, "text", "")
+
+    is_error, text = anyio.run(main)
+    assert is_error and "no role 'codr' here" in text
+    assert not (project / "agents/state/memory/codr.md").exists()
 
 
 # -- entries that are not entries are said, kept and never stop an update
