@@ -156,6 +156,7 @@ def test_a_scoped_server_refuses_writes_to_other_roles_but_reads_them(tmp_path: 
 
 
 def test_the_clients_workspace_root_wins_over_the_servers_root(declare: Callable[[Path], Path], tmp_path: Path) -> None:
+    (tmp_path / "rolebook.yaml").unlink()  # no project above the server's root: only the client's counts
     workspace = declare(tmp_path / "workspace")
 
     async def roots(ctx: Any) -> t.ListRootsResult:
@@ -331,6 +332,7 @@ def test_a_client_that_never_answers_roots_does_not_hang_calls_and_is_asked_once
 
 
 def test_a_resource_read_first_is_answered_from_the_clients_root(tmp_path: Path) -> None:
+    (tmp_path / "rolebook.yaml").unlink()  # no project above the server's root: only the client's counts
     workspace = tmp_path / "workspace"
     (workspace / "agents/state/memory").mkdir(parents=True)
     (workspace / "agents/state/memory/coder.md").write_text("# coder notebook\n\n## Learnings\n- [2026-01-01] here\n")
