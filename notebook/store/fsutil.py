@@ -76,21 +76,28 @@ class Replacement:
         return self
 
     def _prepare(self, folder: Path) -> None:
-        """Write the temp file in `folder`, fsynced, with the file's mode."""
+        """Write the temp file in `folder`, fsynced, with the file's mode; beside the file
+        instead when `folder` (the derived one) goes while it is written (`git clean -fdX`
+        takes the temp file with it)."""
         try:
-            fd, self.tmp = _temp_in(folder, self.path.name)
+            self._write_temp(folder)
+        except FileNotFoundError as exc:
+            if folder == self.path.parent:
+                raise StorageError(self.path, "write", exc, self.refused) from None
+            self._prepare(self.path.parent)
         except OSError as exc:
             raise StorageError(self.path, "write", exc, self.refused) from None
+
+    def _write_temp(self, folder: Path) -> None:
+        fd, self.tmp = _temp_in(folder, self.path.name)
         try:
             with os.fdopen(fd, "wb") as f:
                 f.write(self.data)
                 f.flush()
                 os.fsync(f.fileno())
             os.chmod(self.tmp, self.mode)
-        except BaseException as exc:
+        except BaseException:
             self._discard()
-            if isinstance(exc, OSError):
-                raise StorageError(self.path, "write", exc, self.refused) from None
             raise
 
     def commit(self, why: str = "the file is as it was") -> None:
