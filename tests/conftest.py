@@ -64,3 +64,27 @@ def _corpus(*parts: str) -> Path:
 def corpus() -> Callable[..., Path]:
     """A folder of ../shared/corpus, or a skip where this clone has none beside it."""
     return _corpus
+
+
+#: The roles the tests write to, declared as a project declares them (`roles:` in
+#: rolebook.yaml): a write may start these. Refusing any other new role (a typo) is
+#: tests/agents/test_silent_loss.py's job.
+DECLARED = "roles: [coder, designer, qa, ops, devops, reviewer, tester, writer]\n"
+
+
+def _declare(root: Path) -> Path:
+    root.mkdir(parents=True, exist_ok=True)
+    (root / "rolebook.yaml").write_text(DECLARED, encoding="utf-8")
+    return root
+
+
+@pytest.fixture
+def declared_roles(tmp_path: Path) -> Path:
+    """tmp_path as a rolebook project whose roles are declared, with no notebook yet."""
+    return _declare(tmp_path)
+
+
+@pytest.fixture
+def declare() -> Callable[[Path], Path]:
+    """Make a folder a rolebook project whose roles are declared, with no notebook yet."""
+    return _declare
