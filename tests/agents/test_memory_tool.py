@@ -173,7 +173,8 @@ def test_create_with_prose_beside_its_entries_is_refused_and_writes_nothing(tmp_
     message = refused(made, command="create", path="/memories/coder.md", file_text=text)
     assert message.startswith("/memories/coder.md:2: `The user likes coffee.` is not a dated entry:")
     assert message.endswith("Nothing was written.")
-    assert not (tmp_path / "agents" / "state").exists()
+    state = tmp_path / "agents" / "state"
+    assert not (state / "memory" / "coder.md").exists() and not (state / "archive" / "coder.jsonl").exists()
 
 
 # -- str_replace and insert ----------------------------------------------------------------------

