@@ -20,7 +20,7 @@ from rolebook.notebook.model import is_role
 from rolebook.notebook.store import Layout
 
 CONFIG_NAME = "rolebook.yaml"
-_KNOWN = {"version", "paths", "rules_file", "limits", "search", "promote", "shared_roots", "instructions"}
+_KNOWN = {"version", "paths", "rules_file", "limits", "search", "promote", "shared_roots", "instructions", "roles"}
 _PATHS = {"memory", "archive", "derived", "protocol"}
 _MODES = ("keyword", "semantic", "hybrid")
 
@@ -61,6 +61,7 @@ class Config:
     shared_roots: tuple[SharedRoot, ...] = ()
     # more instructions files whose lost lines `read` checks the notebook against (drift)
     instructions: tuple[Path, ...] = ()
+    roles: tuple[str, ...] | None = None  # `roles:` the roles a write may create (None: no such key)
 
 
 @dataclass(frozen=True, slots=True)
@@ -231,6 +232,7 @@ def _build(root: Path, data: Mapping[str, Any], source: Path | None) -> Config:
         root / paths.get("archive", default.archive.relative_to(root)),
         root / paths.get("derived", default.derived.relative_to(root)),
     )
+    _derived_inside(layout, source, _line(paths, "derived") if "derived" in paths else None)
     rules = data.get("rules_file", "CLAUDE.md")
     if not isinstance(rules, str) or not rules.strip():
         raise ConfigError("'rules_file' must be a file name such as CLAUDE.md", source, _line(data, "rules_file"))
@@ -244,14 +246,27 @@ def _build(root: Path, data: Mapping[str, Any], source: Path | None) -> Config:
     min_dates = _promote(data.get("promote"), source, _line(data, "promote"))
     shared = _shared_roots(data.get("shared_roots"), source, _line(data, "shared_roots"), root)
     told = _instructions(data.get("instructions"), source, _line(data, "instructions"), root)
-    return Config(root, layout, limits, root / rules, protocol, source, model, mode, min_dates, shared, told)
+    roles = _roles(data.get("roles"), source, _line(data, "roles")) if "roles" in data else None
+    return Config(root, layout, limits, root / rules, protocol, source, model, mode, min_dates, shared, told, roles)
+
+
+def _roles(value: Any, source: Path | None, line: int | None) -> tuple[str, ...]:
+    """`roles: [coder, designer]`: the roles of this project; a write may create their
+    notebooks (any other new role needs `init ROLE` or `--new-role`)."""
+    if value is None:
+        return ()
+    if not isinstance(value, list) or not all(isinstance(r, str) and is_role(r) for r in value):
+        raise ConfigError("'roles' is a list of role names, e.g. roles: [coder, designer]", source, line)
+    return tuple(value)
 
 
 def _inside(root: Path, value: str, what: str, source: Path | None, line: int | None) -> None:
-    """Raises ConfigError when a configured path leaves the root: rolebook writes only
-    inside the project (symlinks are checked again when it writes)."""
-    real = (root / value).resolve()
-    if not real.is_relative_to(root.resolve()):
+    """Raises ConfigError when a configured path leaves the root as written (`..`, an
+    absolute path): rolebook writes only inside the project. Symlinks are followed when
+    it writes (store.inside), so a link out of the root stops the write that meets it,
+    never every command, a read included."""
+    real = Path(os.path.normpath(root.absolute() / value))
+    if not real.is_relative_to(os.path.normpath(root.absolute())):
         raise ConfigError(
             f"{what} is {value!r}, outside the project root {root}: rolebook writes only inside it", source, line
         )
@@ -266,6 +281,21 @@ def _instructions(value: Any, source: Path | None, line: int | None, root: Path)
     for v in value:
         _inside(root, v, "an 'instructions' file", source, line)
     return tuple(root / v for v in value)
+
+
+def _derived_inside(layout: Layout, source: Path | None, line: int | None) -> None:
+    """Raises ConfigError when the derived folder leads out of the root through a symlink
+    (git ignores the folder, not a link in its place, so a cloned repository can carry
+    one): every command writes there, a read included, and `doctor --repair` deletes files
+    by name there. Checked on every load: a few stat calls."""
+    real = os.path.realpath(layout.derived)
+    if not Path(real).is_relative_to(os.path.realpath(layout.root)):
+        raise ConfigError(
+            f"the derived folder {layout.derived} resolves outside the root ({real}) through a symlink: "
+            "rolebook writes only inside the project; remove the link",
+            source,
+            line,
+        )
 
 
 def _promote(value: Any, source: Path | None, line: int | None) -> int:

@@ -72,14 +72,36 @@ def merge(base: str, ours: str, theirs: str, role: str) -> tuple[str, bool]:
     return render(merged), conflict
 
 
+#: The driver's exit status for "merged, with conflict markers": not 1, which is also what
+#: Python exits with when it cannot import rolebook; the command `init` registers tells
+#: the two apart (see scaffold.merge_driver).
+CONFLICT = 3
+
+
 def run(base: Path, ours: Path, theirs: Path, pathname: str | None) -> int:
-    """Merge into `ours` as git expects: exit 0 when clean, 1 when text conflicted."""
+    """Merge into `ours` as git expects: exit 0 when clean, CONFLICT when text conflicted.
+    A notebook the driver cannot read (not UTF-8, say) is merged as text by `git
+    merge-file`, its markers left for a person: never `ours` kept as it was."""
     role = Path(pathname or ours.name).name.removesuffix(".md")
     if not is_role(role):
         role = "unknown"
-    o, a, b = (p.read_bytes().decode("utf-8") for p in (base, ours, theirs))
-    text, conflict = merge(o, a, b, role)
-    ours.write_bytes(text.encode("utf-8"))
+    raw = [p.read_bytes() for p in (base, ours, theirs)]
+    why = "the text around the entries conflicted"
+    try:
+        o, a, b = (data.decode("utf-8") for data in raw)
+        text, conflict = merge(o, a, b, role)
+        data = text.encode("utf-8")
+    except (UnicodeDecodeError, RecursionError, ValueError) as exc:
+        why = f"cannot merge it by entries ({exc.__class__.__name__}): merged as text, conflicts marked"
+        done = subprocess.run(
+            ["git", "merge-file", "-p", "-L", "ours", "-L", "base", "-L", "theirs", str(ours), str(base), str(theirs)],
+            capture_output=True,
+        )
+        data, conflict = done.stdout, True
+        if done.returncode >= 128:  # git could not merge them either: git reports the conflict
+            data = raw[1]
+            why = f"cannot merge it by entries, nor as text: {done.stderr.decode('utf-8', 'replace').strip()[:200]}"
+    ours.write_bytes(data)
     if conflict:
-        sys.stderr.write(f"rolebook merge-driver: {pathname or ours}: the text around the entries conflicted\n")
-    return 1 if conflict else 0
+        sys.stderr.write(f"rolebook merge-driver: {pathname or ours}: {why}\n")
+    return CONFLICT if conflict else 0

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -10,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from rolebook.notebook.markdown import new_notebook_text
-from rolebook.notebook.store import atomic_write, check_role
+from rolebook.notebook.store import atomic_write, check_role, inside
 
 from .config import CONFIG_NAME, DEFAULT_CONFIG, Config, load_config
 
@@ -53,39 +54,72 @@ class InitResult:
 def init(root: Path, roles: list[str]) -> InitResult:
     """Create the config, notebooks, archive folder, protocol and git settings.
 
+    Every file is checked before anything is written: one that resolves outside the
+    root (a symlink a cloned repository carries) stops the whole init.
+
     Raises:
-        RoleError: a role name that is not valid (checked before anything is written).
+        RoleError: a role name that is not valid.
         ConfigError: an existing rolebook.yaml that cannot be used.
+        OutsideRoot: a file init writes (or `.git`) leads out of the root.
     """
     for role in roles:
         check_role(role)
     result = InitResult(root)
     config_path = root / CONFIG_NAME
+    inside(root, config_path)
+    config = load_config(root)  # the defaults DEFAULT_CONFIG writes, when there is none yet
+    layout = config.layout
+    made = [
+        (p, t)
+        for r in roles
+        for p, t in ((layout.notebook_path(r), new_notebook_text(r)), (layout.archive_path(r), ""))
+    ]
+    made.append((config.protocol, PROTOCOL))
+    attributes, ignore = root / ".gitattributes", root / ".gitignore"
+    for path in (*(p for p, _ in made), attributes, ignore, root / ".git"):
+        inside(root, path)
+    spare = layout.spare()
     if not config_path.exists():
-        _create(config_path, DEFAULT_CONFIG, result)
-    config = load_config(root)
-    for role in roles:
-        _create(config.layout.notebook_path(role), new_notebook_text(role), result)
-        _create(config.layout.archive_path(role), "", result)
-    _create(config.protocol, PROTOCOL, result)
-    _ensure_line(root / ".gitattributes", f"{_rel(config, config.layout.archive)}/*.jsonl merge=union", result)
-    _ensure_line(root / ".gitattributes", f"{_rel(config, config.layout.memory)}/*.md merge=rolebook", result)
+        _create(config_path, DEFAULT_CONFIG, result, spare)
+        config = load_config(root)
+    for path, text in made:
+        _create(path, text, result, spare)
+    _ensure_line(attributes, f"{_rel(config, layout.archive)}/*.jsonl merge=union", result, spare)
+    _ensure_line(attributes, f"{_rel(config, layout.memory)}/*.md merge=rolebook", result, spare)
     _register_merge_driver(root, result)
-    _ensure_line(root / ".gitignore", f"/{_rel(config, config.layout.derived)}/", result)
+    _ensure_line(ignore, f"/{_rel(config, layout.derived)}/", result, spare)
     return result
 
 
-MERGE_DRIVER = "rolebook merge-driver %O %A %B %P"
+def merge_driver(python: str = sys.executable) -> str:
+    """The notebook merge driver as git runs it (through `sh`): this installation's Python
+    by its absolute path, so a merge from a shell without the venv on PATH still runs it.
+    If the driver cannot run at all (the venv is gone), `git merge-file` merges the text
+    with conflict markers and git reports a conflict: the other side is never silently
+    dropped. The driver itself exits 0 (clean) or 3 (conflict, markers written); any other
+    status means it did not run."""
+    run = f"{shlex.quote(python)} -m rolebook merge-driver %O %A %B %P"
+    fallback = (
+        'echo "rolebook: the notebook merge driver did not run (exit $s); %P merged as text" >&2; '
+        "git merge-file -L ours -L base -L theirs --marker-size=%L %A %O %B; exit 1"
+    )
+    return f"{run}; s=$?; [ $s -eq 0 ] || [ $s -eq 3 ] && exit $s; {fallback}"
 
 
 def _register_merge_driver(root: Path, result: InitResult) -> None:
-    """Tell git how to merge notebooks (git config is per clone: run init in each)."""
+    """Tell git how to merge notebooks (git config is per clone: run init in each). Only
+    this repository's config: `--local`, and git may not look above the root for one."""
     if not (root / ".git").exists() or shutil.which("git") is None:
         return
-    for key, value in (("merge.rolebook.name", "rolebook notebooks"), ("merge.rolebook.driver", MERGE_DRIVER)):
-        current = subprocess.run(["git", "config", "--get", key], cwd=root, capture_output=True, text=True)
-        if current.stdout.strip() != value:
-            done = subprocess.run(["git", "config", key, value], cwd=root, capture_output=True, text=True)
+    env = {**os.environ, "GIT_CEILING_DIRECTORIES": str(root.absolute().parent)}
+    for key, value in (("merge.rolebook.name", "rolebook notebooks"), ("merge.rolebook.driver", merge_driver())):
+        current = subprocess.run(
+            ["git", "config", "--local", "--get", key], cwd=root, capture_output=True, text=True, env=env
+        )
+        if current.stdout.rstrip("\n") != value:
+            done = subprocess.run(
+                ["git", "config", "--local", key, value], cwd=root, capture_output=True, text=True, env=env
+            )
             if done.returncode != 0:  # not a repository git can write to: notebooks merge as text
                 why = " ".join(done.stderr.split())[:200]
                 sys.stderr.write(f"rolebook: could not register the notebook merge driver ({why})\n")
@@ -101,25 +135,25 @@ def _rel(config: Config, path: Path) -> str:
         return path.as_posix()
 
 
-def _create(path: Path, text: str, result: InitResult) -> None:
+def _create(path: Path, text: str, result: InitResult, spare: Path | None) -> None:
     if path.exists():
         return
-    atomic_write(path, text.encode("utf-8"))
+    atomic_write(path, text.encode("utf-8"), spare)
     result.created.append(_display(path, result.root))
 
 
-def _ensure_line(path: Path, line: str, result: InitResult) -> None:
+def _ensure_line(path: Path, line: str, result: InitResult, spare: Path | None) -> None:
     """Add `line` to a text file unless it is there, keeping the file's line endings."""
     try:
         text = path.read_bytes().decode("utf-8")
     except FileNotFoundError:
-        _create(path, line + "\n", result)
+        _create(path, line + "\n", result, spare)
         return
     if line in (ln.strip() for ln in text.splitlines()):
         return
     newline = "\r\n" if "\r\n" in text else "\n"
     sep = "" if not text or text.endswith(("\n", "\r")) else newline
-    atomic_write(path, (text + sep + line + newline).encode("utf-8"))
+    atomic_write(path, (text + sep + line + newline).encode("utf-8"), spare)
     result.updated.append(_display(path, result.root))
 
 

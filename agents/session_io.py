@@ -21,8 +21,8 @@ if TYPE_CHECKING:
     from rolebook.notebook.store import Writer
 
     from .config import Config
-    from .results import Started
     from .session import Session
+    from .session.results import Started
 
 
 #: The `source` on every record a rolebook command writes (DESIGN.md section 4).
@@ -42,14 +42,14 @@ class Globals:
 
         return load_config(self.root.absolute() if self.root else find_root())
 
-    def session(self, config: Config | None = None) -> Session:
+    def session(self, config: Config | None = None, new_roles: bool = False) -> Session:
         """The session API over this root, as this writer."""
         from .session import open_session
 
         # no writer named: the session makes an unscoped one when it writes (the read path
         # does not import the write path)
         scoped = self.as_role is not None or self.session_id is not None
-        return open_session(config or self.config(), self.writer() if scoped else None, SOURCE)
+        return open_session(config or self.config(), self.writer() if scoped else None, SOURCE, new_roles)
 
     def writer(self) -> Writer:
         from rolebook.notebook.store import Writer, check_role
@@ -102,13 +102,15 @@ def run_update(
     same_as: str | None = None,
     supersedes: Sequence[str] | None = None,
     cite: Sequence[str] | None = None,
+    new_role: bool = False,
 ) -> int:
     """Add a session's entries (given by section, or in a markdown file: `from_file`, '-'
     for stdin) and print what was done, with the earlier mistakes each new one looks like.
     `same_as`: the writer's word that the one mistake recurs that earlier one;
     `supersedes`: ids the entries correct (retired in the same write); `cite`: code the
-    entries rest on (`path[:lines]`), checked at every `read` from then on. Returns the
-    exit code: 1 when nothing was new.
+    entries rest on (`path[:lines]`), checked at every `read` from then on; `new_role`: a
+    role with no notebook yet may be started (--new-role). Returns the exit code: 1 when
+    nothing was new.
 
     Raises:
         RolebookError: bad input or a failed write (nothing written, or the message says what was).
@@ -118,7 +120,7 @@ def run_update(
     from rolebook.notebook import InputError
     from rolebook.notebook.store import check_date
 
-    session = g.session()
+    session = g.session(new_roles=new_role)
     day = check_date(date) if date is not None else dt.date.today().isoformat()
     texts = {
         "mistakes": mistake or [],

@@ -4,10 +4,13 @@
     ├── InputError                bad input: names the file and 1-based line when known
     │   ├── RoleError             a role name that is not [a-z0-9][a-z0-9_-]{0,63}
     │   ├── EntryError            an entry that is empty, too long, holds control chars
-    │   └── ConfigError           rolebook.yaml or frontmatter that cannot be used
+    │   ├── ConfigError           rolebook.yaml or frontmatter that cannot be used
+    │   └── OutsideRoot           a path that resolves outside the root (a symlink out of it)
     ├── StorageError              a file could not be written: disk full, read-only, permissions
     ├── LockTimeout               another writer held the role's lock too long
     ├── ScopeError                a write outside the role the writer is scoped to
+    ├── Interrupted               stopped by Ctrl-C: says what was written (exit 130)
+    ├── ModelError                the semantic model failed to run: callers use keywords
     └── NoMatch                   nothing matched (exit 1, like grep): not a failure
 
 Adapters translate once: the CLI prints `str(error)` on one line of stderr and exits 2;
@@ -53,6 +56,11 @@ class ConfigError(InputError):
     """A configuration (rolebook.yaml, frontmatter limits) that cannot be used."""
 
 
+class OutsideRoot(InputError):
+    """A file rolebook would read or write that resolves outside its root: a symlink (or
+    a folder on the way that is one) leading out of the project."""
+
+
 class StorageError(RolebookError):
     """The file system refused a read or write; nothing was left half-written."""
 
@@ -69,6 +77,17 @@ class LockTimeout(RolebookError):
 
 class ScopeError(RolebookError):
     """A write to a role other than the one the writer is scoped to."""
+
+
+class Interrupted(RolebookError):
+    """Ctrl-C stopped a long command; the message says what was written before it."""
+
+    exit_code = 130
+
+
+class ModelError(RolebookError):
+    """The semantic extra's model failed as it ran (its config disagreeing with its
+    weights, a tokenizer error): every caller falls back to keywords, saying why once."""
 
 
 class NoMatch(RolebookError):

@@ -239,15 +239,45 @@ def _ends_line(text: str) -> bool:
 
 
 def add_entries(notebook: Notebook, entries: Iterable[Entry]) -> Notebook:
-    """Insert entries at the top of their sections (newest first), creating sections."""
+    """Insert entries at the top of their sections (newest first), creating sections.
+
+    A section that holds no entry yet, only text with an indented line in it (a
+    tab-indented item), gets them at its end instead when at the top that line would
+    join the new entry (markdown reads it as the item's continuation)."""
     by_key: dict[str, list[Entry]] = {}
     for entry in entries:
         by_key.setdefault(entry.section, []).append(entry)
     nb = notebook
     for key in SECTIONS:
         if key in by_key:
-            nb = _add_to_section(nb, key, by_key[key])
+            top = _add_to_section(nb, key, by_key[key])
+            nb = _below_indented(nb, key, by_key[key], top)
     return nb
+
+
+def _below_indented(nb: Notebook, key: str, new: list[Entry], top: Notebook) -> Notebook:
+    """`top`, unless the section had no entry and an indented line of its text would join
+    the new entries there: then the section with them at its end, if that keeps them apart."""
+    section = next((s for s in nb.sections if s.key == key), None)
+    if section is None or section.entries or not any(_indented(p.raw) for p in section.parts):
+        return top
+    if hidden_entry_line(top, render(top)) is None:
+        return top
+    nl = nb.newline
+    lines = split_lines("".join(p.raw for p in section.parts))
+    last = max(i for i, line in enumerate(lines) if line.strip())
+    body, blank = "".join(lines[: last + 1]), "".join(lines[last + 1 :])
+    body += nl + nl if not _ends_line(body) else nl
+    parts: list[Part] = [Foreign(body)]
+    parts += [replace(e, raw=format_entry(e, nl)) for e in sorted(new, key=lambda e: e.date, reverse=True)]
+    parts += [Foreign(blank)] if blank else []
+    sections = [Section(s.key, s.heading, tuple(parts)) if s is section else s for s in nb.sections]
+    below = replace(nb, sections=tuple(sections))
+    return below if hidden_entry_line(below, render(below)) is None else top
+
+
+def _indented(text: str) -> bool:
+    return any(line[:1] in (" ", "\t") and line.strip() for line in split_lines(text))
 
 
 def _add_to_section(nb: Notebook, key: str, new: list[Entry]) -> Notebook:

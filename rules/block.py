@@ -178,12 +178,13 @@ def load(path: Path) -> tuple[RulesFile, str | None]:
 
 def write_rules(layout: Layout, rules_path: Path, change: Callable[[Any], Any]) -> bool:
     """Change the rules file under its lock, atomically; whether any byte changed."""
+    layout.check_inside(rules_path)  # before it is read: a link out of the root is never followed
     with role_lock(layout.rules_lock):
         rules_file, before = load(rules_path)
         after = render(change(rules_file))
         if after == (before or ""):
             return False
-        atomic_write(layout.check_inside(rules_path), after.encode("utf-8"))
+        atomic_write(layout.check_inside(rules_path), after.encode("utf-8"), layout.spare())
         return True
 
 

@@ -222,6 +222,8 @@ def candidates(
     """Groups with incidents on at least `min_dates` distinct dates (and, in a shared
     root, from at least `min_repos` repositories), not yet a rule, and not skipped
     (unless `skipped`) since their last incident."""
+    if not layout.memory.exists() and not layout.archive.exists():
+        return []  # no memory here (outside any project): no index is made either
     rules_file, _ = load(rules_path)
     rules = rules_file.rules
     out = []

@@ -151,6 +151,8 @@ _CUT_SHORT = (
 def finish_promotions(layout: Layout, rules_path: Path, roles: list[str]) -> list[Rule]:
     """Write the rule line of every promotion the archive records but the rules file
     lacks (a promote cut short after its journal). Returns the rules written."""
+    if not roles:
+        return []
     present = {r.id for r in list_rules(rules_path)}
     missing: list[Rule] = []
     with Index(layout) as index:

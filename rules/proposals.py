@@ -19,6 +19,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from rolebook.notebook.errors import ModelError
 from rolebook.notebook.store import Index
 
 from . import ledger
@@ -76,9 +77,15 @@ class Likeness:
     def scores(self, index: Index, role: str, text: str, earlier: Mapping[str, str]) -> dict[str, float]:
         """A score per earlier mistake (id -> text) worth proposing, at or over the floor.
         With a model, every mistake of the role is looked at, not only `earlier`."""
-        if self.model is None:
-            found = {i: likeness(text, t) for i, t in earlier.items()}
-            return {i: s for i, s in found.items() if s >= KEYWORD_FLOOR}
+        if self.model is not None:
+            try:
+                return self._by_meaning(index, role, text, earlier)
+            except ModelError:  # the model failed as it ran (said once): keywords from now on
+                self.model = None
+        found = {i: likeness(text, t) for i, t in earlier.items()}
+        return {i: s for i, s in found.items() if s >= KEYWORD_FLOOR}
+
+    def _by_meaning(self, index: Index, role: str, text: str, earlier: Mapping[str, str]) -> dict[str, float]:
         everything = dict(ledger.mistake_texts(index, role))
         everything.update(earlier)
         cosines = self._cosines(index, text, everything)

@@ -30,6 +30,7 @@ from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
 
+from rolebook.notebook.errors import ModelError
 from rolebook.notebook.model import normalize
 from rolebook.notebook.search import names
 
@@ -233,6 +234,7 @@ def semantic_judge(model: Any = None) -> Judge | None:
     if model is None:
         return None
     vectors: dict[str, Any] = {}
+    failed: list[bool] = []
 
     def vec(texts: list[str]) -> Any:
         missing = [t for t in dict.fromkeys(texts) if t not in vectors]
@@ -244,8 +246,14 @@ def semantic_judge(model: Any = None) -> Judge | None:
         if normalize(a) == normalize(b):
             return True
         short, long = sorted((a, b), key=len)
-        (vs,) = vec([short])
-        whole, *parts = vec([long, *sentences(long)])
+        if failed:
+            return keyword_same_mistake(a, b)
+        try:
+            (vs,) = vec([short])
+            whole, *parts = vec([long, *sentences(long)])
+        except ModelError:  # the model failed as it ran (said once): the keywords judge from now on
+            failed.append(True)
+            return keyword_same_mistake(a, b)
         cosine = max(float(vs @ whole), *(float(vs @ p) for p in parts))
         # the same words about another thing read apart by meaning: that evidence counts too
         if cosine >= SEMANTIC_THRESHOLD:  # a near paraphrase, unless they name different things

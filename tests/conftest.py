@@ -64,3 +64,25 @@ def _corpus(*parts: str) -> Path:
 def corpus() -> Callable[..., Path]:
     """A folder of ../shared/corpus, or a skip where this clone has none beside it."""
     return _corpus
+
+
+sys.path.insert(0, str(Path(__file__).parent))
+from roots import DECLARED  # noqa: E402
+
+
+def _declare(root: Path) -> Path:
+    root.mkdir(parents=True, exist_ok=True)
+    (root / "rolebook.yaml").write_text(DECLARED, encoding="utf-8")
+    return root
+
+
+@pytest.fixture
+def declared_roles(tmp_path: Path) -> Path:
+    """tmp_path as a rolebook project whose roles are declared, with no notebook yet."""
+    return _declare(tmp_path)
+
+
+@pytest.fixture
+def declare() -> Callable[[Path], Path]:
+    """Make a folder a rolebook project whose roles are declared, with no notebook yet."""
+    return _declare

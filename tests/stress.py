@@ -53,7 +53,7 @@ while time.monotonic() < end:
         if kind == "update":
             entries = [new_entry("learnings", f"{name} learning {n}", day),
                        new_entry("mistakes", rng.choice(POOL), day)]
-            done = Session(layout, limits, rules, Writer(session=name)).end("coder", entries)
+            done = Session(layout, limits, rules, Writer(session=name), declared=("coder",)).end("coder", entries)
             for e in done.result.added:
                 say(f"entry {e.id('coder')}")
         elif kind == "cli":
@@ -127,6 +127,9 @@ def start(root: Path, kind: str, name: str, seconds: float) -> subprocess.Popen[
 
 def run(root: Path, workers: dict[str, int], seconds: float, kill_after: float | None = None) -> list[str]:
     """Run the workers; with `kill_after`, SIGKILL them all at that time. Returns their output lines."""
+    if not (root / "rolebook.yaml").exists():  # a project with its roles declared: the writes may start them
+        root.mkdir(parents=True, exist_ok=True)
+        (root / "rolebook.yaml").write_text("roles: [coder, designer]\n", encoding="utf-8")
     procs = [start(root, kind, f"{kind}{i}", seconds) for kind, count in workers.items() for i in range(count)]
     if kill_after is not None:
         time.sleep(kill_after)

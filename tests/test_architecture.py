@@ -128,9 +128,16 @@ def loaded_after(root: Path, argv: list[str], modules: tuple[str, ...]) -> tuple
     return out[:-1], ast.literal_eval(out[-1])
 
 
+def project(root: Path) -> Path:
+    """A rolebook project with no role yet (what `init` makes, without its files)."""
+    (root / "agents/state/memory").mkdir(parents=True)
+    return root
+
+
 def test_read_path_imports_neither_typer_nor_markdown_it_nor_mcp(tmp_path: Path) -> None:
+    project(tmp_path)
     subprocess.run(
-        [sys.executable, "-m", "rolebook", "--root", str(tmp_path), "update", "coder", "-l", "a fact"],
+        [sys.executable, "-m", "rolebook", "--root", str(tmp_path), "update", "coder", "--new-role", "-l", "a fact"],
         check=True,
         capture_output=True,
     )
@@ -142,15 +149,20 @@ def test_read_path_imports_neither_typer_nor_markdown_it_nor_mcp(tmp_path: Path)
 
 
 def test_update_path_imports_neither_typer_nor_mcp(tmp_path: Path) -> None:
-    argv = ["update", "coder", "-m", "x; y", "--log", "z", "--date=2026-01-02"]
+    project(tmp_path)
+    argv = ["update", "coder", "--new-role", "-m", "x; y", "--log", "z", "--date=2026-01-02"]  # a new role: fast too
     # nor markdown-it, for a notebook of plain headings and items (notebook/markdown.simple_blocks)
     printed, heavy = loaded_after(tmp_path, argv, ("typer", "click", "mcp", "markdown_it"))
     assert (printed, heavy) == (["coder: +2 entries, 11/80 lines"], [])
 
 
 def test_the_recall_hook_imports_neither_typer_nor_the_write_path(tmp_path: Path) -> None:
-    rb = [sys.executable, "-m", "rolebook", "--root", str(tmp_path)]
-    subprocess.run([*rb, "update", "coder", "-m", "npm ci failed with EACCES; chown"], check=True, capture_output=True)
+    rb = [sys.executable, "-m", "rolebook", "--root", str(project(tmp_path))]
+    subprocess.run(
+        [*rb, "update", "coder", "--new-role", "-m", "npm ci failed with EACCES; chown"],
+        check=True,
+        capture_output=True,
+    )
     code = (
         "import sys\n"
         "from rolebook.agents.main import main\n"

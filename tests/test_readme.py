@@ -76,7 +76,7 @@ def test_the_id_the_recurring_mistake_example_confirms_is_the_first_mistakes(tmp
     """Without --same-as the second update proposes the first mistake, by the id the README names."""
     scratch_repository(tmp_path)
     first, second = block_after("Try it", 1)[:2]
-    run_lines([first], tmp_path)
+    run_lines([block_after("Try it")[0], first], tmp_path)  # the first block's `init`, then the first mistake
     (said,) = run_lines([second.split(" --same-as ")[0] + " --json"], tmp_path)
     (proposed,) = json.loads(said)["added"][0]["possible_recurrences"]
     assert second.endswith(f" --same-as {proposed['id']}") and proposed["dates"] == ["2026-02-05"]

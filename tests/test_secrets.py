@@ -12,6 +12,8 @@ from rolebook.agents.cli import app
 from rolebook.notebook.store.secrets import RULES, redact
 from typer.testing import CliRunner
 
+pytestmark = pytest.mark.usefixtures("declared_roles")  # tmp_path: a project with its roles declared
+
 # one line per shape, as an agent might paste it (every value is made up)
 CORPUS = [
     "export AWS_ACCESS_KEY_ID=AKIAIOSFODNN7EXAMPLE",

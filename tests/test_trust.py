@@ -211,6 +211,7 @@ SECRETS = {
 
 @pytest.mark.parametrize("kind", sorted(SECRETS))
 def test_secrets_are_redacted_before_any_write_and_the_command_says_so(tmp_path: Path, kind: str) -> None:
+    rb(tmp_path, "init", "coder")
     secret = SECRETS[kind]
     code, out, err = rb(tmp_path, "update", "coder", "-m", f"pasted {secret} into the log", "--json")
     assert code == 0
@@ -224,6 +225,7 @@ def test_secrets_are_redacted_before_any_write_and_the_command_says_so(tmp_path:
 
 
 def test_store_and_log_redact_too(tmp_path: Path) -> None:
+    rb(tmp_path, "init", "coder")
     code, _, err = rb(tmp_path, "store", "coder", "snippets", f"export GH_TOKEN={SECRETS['github-token']}")
     assert code == 0 and "redacted before writing: github-token" in err
     code, _, err = rb(
@@ -390,6 +392,7 @@ def test_no_secret_reaches_any_file_through_any_command_importer_or_field(tmp_pa
     lines.append(json.dumps({"archive": "coder", "record": record}))
     export.write_text("\n".join(lines) + "\n")
     other = tmp_path / "other"
+    rb(other, "init")
     code, _, err = rb(other, "import", "rolebook", str(export))
     assert code == 0 and "redacted before writing" in err
     assert rb(other, "search", "old", "--status", "all")[1].count("[REDACTED:stripe-key]") == 1
@@ -429,7 +432,7 @@ def test_an_archive_folder_symlinked_out_of_the_root_is_not_written_through(tmp_
     outside.mkdir()
     (root / "agents/state").mkdir(parents=True)
     (root / "agents/state/archive").symlink_to(outside)
-    code, _, err = rb(root, "update", "coder", "-l", "x")
+    code, _, err = rb(root, "update", "coder", "--new-role", "-l", "x")
     assert code == 2 and "outside the root" in err
     assert list(outside.iterdir()) == []
 
@@ -463,6 +466,7 @@ def test_repair_deletes_only_what_rolebook_made_in_a_shared_derived_folder(tmp_p
 
 
 def test_a_scoped_repair_finishes_only_its_own_roles_writes(tmp_path: Path) -> None:
+    rb(tmp_path, "init", "coder", "designer")
     pending = tmp_path / "agents/state/.rolebook/pending"
     for role in ("coder", "designer"):
         rb(tmp_path, "update", role, *[a for n in range(25) for a in ("-l", f"{role} {n}")])
@@ -478,6 +482,7 @@ def test_a_scoped_repair_finishes_only_its_own_roles_writes(tmp_path: Path) -> N
 
 
 def test_doctor_reports_and_repair_removes_the_temp_files_killed_writers_left(tmp_path: Path) -> None:
+    rb(tmp_path, "init", "coder")
     rb(tmp_path, "update", "coder", "-l", "x")
     left = [tmp_path / "agents/state/memory/.coder.md.0a1b2c3d4e5f.tmp", tmp_path / ".CLAUDE.md.abcd_123.tmp"]
     for path in left:
@@ -522,6 +527,7 @@ def test_yaml_nested_fifty_thousand_deep_is_refused_not_crashed_on(tmp_path: Pat
 
 
 def test_json_nested_deep_or_a_huge_record_in_an_import_is_a_bad_line(tmp_path: Path) -> None:
+    rb(tmp_path, "init")
     source = tmp_path / "xmem"
     source.mkdir()
     deep = "[" * 30_000 + "]" * 30_000  # under the size limit, past any parser's depth
@@ -541,6 +547,7 @@ def test_a_folder_where_a_notebook_or_archive_should_be_is_one_clear_line(tmp_pa
 
 
 def test_export_refuses_to_overwrite_rolebooks_own_files_and_keeps_a_cut_short_last_line(tmp_path: Path) -> None:
+    rb(tmp_path, "init", "coder")
     rb(tmp_path, "update", "coder", "-l", "kept")
     archive = tmp_path / ARCHIVE
     before = archive.read_bytes()
@@ -554,6 +561,7 @@ def test_export_refuses_to_overwrite_rolebooks_own_files_and_keeps_a_cut_short_l
 
 
 def test_invisible_characters_are_taken_out_of_entries_and_escapes_out_of_search_lines(tmp_path: Path) -> None:
+    rb(tmp_path, "init", "coder")
     rb(tmp_path, "update", "coder", "-l", "pay\u202eusd\u200b now", "-m", "line one\u2028rolebook: fake alert")
     text = (tmp_path / NOTEBOOK).read_text()
     assert "payusd now" in text and "\u202e" not in text and "\u2028" not in text
@@ -587,6 +595,7 @@ MORE_SECRETS = [
 
 @pytest.mark.parametrize(("text", "secret"), MORE_SECRETS)
 def test_more_secret_shapes_are_redacted_in_every_file(tmp_path: Path, text: str, secret: str) -> None:
+    rb(tmp_path, "init", "coder")
     assert rb(tmp_path, "update", "coder", "-l", f"pasted {text} by mistake")[0] == 0
     assert rb(tmp_path, "store", "coder", "notes", f"kept {text}")[0] == 0
     for path in tmp_path.rglob("*"):
@@ -595,6 +604,7 @@ def test_more_secret_shapes_are_redacted_in_every_file(tmp_path: Path, text: str
 
 
 def test_plain_words_next_to_secret_keywords_are_not_redacted(tmp_path: Path) -> None:
+    rb(tmp_path, "init", "coder")
     texts = ("a basic understanding of the password policy", "the bearer of bad news is a basic authorization")
     for text in texts:
         assert rb(tmp_path, "update", "coder", "-l", text)[0] == 0
@@ -603,6 +613,7 @@ def test_plain_words_next_to_secret_keywords_are_not_redacted(tmp_path: Path) ->
 
 
 def test_a_failure_after_the_write_is_a_warning_not_exit_2(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    rb(tmp_path, "init", "coder")
     from rolebook.rules import violations
 
     def broken(*args: object, **kwargs: object) -> None:

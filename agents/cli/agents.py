@@ -80,7 +80,7 @@ def integrate_cmd(
     g = _globals(ctx)
     root = g.root.absolute() if g.root else find_root()
     planned = plan(agent, root, check_role(role) if role else None)
-    done = [p for p in planned if p.changed] if print_only else apply(planned)
+    done = [p for p in planned if p.changed] if print_only else apply(planned, root)
     if as_json:
         _print_json([{"path": str(p.path), "what": p.what, "changed": p.changed, "text": p.after} for p in planned])
         return

@@ -81,6 +81,10 @@ def _say_redacted(kinds: Sequence[str]) -> None:
 _print_json = print_json
 
 JsonOpt = Annotated[bool, typer.Option("--json", help="One JSON document on stdout, for scripts and agents.")]
+NewRoleOpt = Annotated[
+    bool,
+    typer.Option("--new-role", help="Start a role that has no notebook yet (on purpose: a mistyped role is refused)."),
+]
 
 
 def _version(given: bool) -> None:

@@ -12,7 +12,7 @@ from rolebook.notebook import InputError
 from rolebook.notebook.display import shown
 from rolebook.notebook.store import check_role
 
-from .app import JsonOpt, _errors, _globals, _print_json, app
+from .app import JsonOpt, NewRoleOpt, _errors, _globals, _print_json, app
 
 FORMATS = (
     "claude-memory",
@@ -42,6 +42,7 @@ def import_cmd(
     skip_bad: Annotated[
         bool, typer.Option("--skip-bad", help="Import the good lines even when some are bad (they are listed).")
     ] = False,
+    new_role: NewRoleOpt = False,
     as_json: JsonOpt = False,
 ) -> None:
     """Bring memory in from another tool. Importing the same source twice adds nothing.
@@ -83,7 +84,9 @@ def import_cmd(
     if fmt not in FORMATS:
         raise InputError(f"unknown format {fmt!r} (one of: {', '.join(FORMATS)})")
     g = _globals(ctx)
-    report = importing.run(g.session(), fmt, path, check_role(role) if role else None, dry_run, skip_bad)
+    report = importing.run(
+        g.session(new_roles=new_role), fmt, path, check_role(role) if role else None, dry_run, skip_bad
+    )
     if report.problems and not skip_bad:
         for problem in report.problems[:_SHOWN]:
             sys.stderr.write(f"rolebook: {shown(problem)}\n")
@@ -145,7 +148,7 @@ def export_cmd(
     from rolebook import __version__
     from rolebook.notebook.store import export_lines
 
-    from ..importers.run import export_markdown
+    from ..importers.exports import export_markdown
 
     if fmt not in ("jsonl", "markdown", "claude-agent-memory"):
         raise InputError(f"unknown export format {fmt!r} (jsonl, markdown or claude-agent-memory)")
@@ -158,7 +161,7 @@ def export_cmd(
                 "export --format claude-agent-memory takes one --role and a folder, e.g. "
                 "--role coder .claude/agent-memory/coder"
             )
-        from ..importers.run import export_agent_memory
+        from ..importers.exports import export_agent_memory
 
         _not_our_file(folder, config)
         written = export_agent_memory(layout, check_role(role[0]), folder)
@@ -209,7 +212,7 @@ def stats_cmd(
         _print_json(data)
         return
     if not found:
-        print("no roles yet: `rolebook update ROLE` writes the first entry")
+        print("no roles yet: `rolebook init ROLE` starts one")
         return
     from rich.console import Console
 

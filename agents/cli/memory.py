@@ -10,7 +10,7 @@ import typer
 from rolebook.notebook import InputError
 from rolebook.notebook.display import shown
 
-from .app import JsonOpt, _errors, _globals, _print_json, _say_redacted, app, hot
+from .app import JsonOpt, NewRoleOpt, _errors, _globals, _print_json, _say_redacted, app, hot
 
 
 @app.command("search")
@@ -69,6 +69,7 @@ def store_cmd(
         list[str] | None,
         typer.Option("--cite", help="Code the item rests on, path[:LINE[-LINE]]: `read` says when it changes."),
     ] = None,
+    new_role: NewRoleOpt = False,
     as_json: JsonOpt = False,
 ) -> None:
     """Keep an item in long-term memory; an equal item already there is shown and nothing is written (exit 1).
@@ -79,7 +80,7 @@ def store_cmd(
     """
     from rolebook.notebook.store import parse_cite, reads_as_order, redactions
 
-    session = _globals(ctx).session()
+    session = _globals(ctx).session(new_roles=new_role)
     fields = {"cite": [parse_cite(session.layout.root, c) for c in cite]} if cite else None
     result = session.store(role, category, text, tag or [], fields)
     redacted = redactions(text)
@@ -120,6 +121,7 @@ def log_cmd(
     ctx_hash: Annotated[
         str | None, typer.Option("--ctx-hash", help="tool-action-pattern (default: derived from the context).")
     ] = None,
+    new_role: NewRoleOpt = False,
     as_json: JsonOpt = False,
 ) -> None:
     """Log an experience event; outcomes of the same context hash add up to a success rate.
@@ -130,7 +132,11 @@ def log_cmd(
     """
     from rolebook.notebook.store import redactions
 
-    record = _globals(ctx).session().log(role, event_type, lesson, context, command, outcome, [tags], ctx_hash)
+    record = (
+        _globals(ctx)
+        .session(new_roles=new_role)
+        .log(role, event_type, lesson, context, command, outcome, [tags], ctx_hash)
+    )
     redacted = redactions(lesson, context, command)
     _say_redacted(redacted)
     if as_json:
@@ -172,7 +178,7 @@ def doctor_cmd(
         embedded = embed_all(config.layout, session.mode, session.model)
         if embedded is not None and embedded[1]:
             sys.stderr.write(f"rolebook: embedded {embedded[1]:,} records with {embedded[0]}\n")
-    from ..provenance import drift
+    from ..session.provenance import drift
 
     report.drift = drift(g.session(config))
     if as_json:

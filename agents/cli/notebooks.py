@@ -13,7 +13,7 @@ if TYPE_CHECKING:
     from ..integrations import Planned
 
 from ..config import find_root
-from .app import JsonOpt, _errors, _globals, _print_json, _warn, app, hot
+from .app import JsonOpt, NewRoleOpt, _errors, _globals, _print_json, _warn, app, hot
 
 
 @app.command("init")
@@ -59,7 +59,7 @@ def init_cmd(
     if edits:
         from ..integrations import apply
 
-        planned = apply(edits)
+        planned = apply(edits, root)
     if as_json:
         _print_json({**result.to_dict(), "integrated": [str(p.path) for p in planned]})
         return
@@ -87,7 +87,7 @@ def read_cmd(
 ) -> None:
     """Session start: print the role's notebook as it is, then at most 5 alert lines.
 
-    A notebook that does not exist yet is not an error: the first update creates it.
+    A notebook that does not exist yet is not an error: `rolebook init ROLE` creates it.
     With --task, the archive hits most relevant to the task follow, each with its #id.
 
     \b
@@ -126,6 +126,7 @@ def update_cmd(
             "'looks like #ID'); counted with it.",
         ),
     ] = None,
+    new_role: NewRoleOpt = False,
     as_json: JsonOpt = False,
     supersedes: Annotated[
         list[str] | None,
@@ -223,7 +224,7 @@ def obsolete_cmd(
         raise InputError("give an entry (#ID or words) or --session ID, one of them")
     g = _globals(ctx)
     if session_id is not None:
-        from ..provenance import retire_session
+        from ..session.provenance import retire_session
 
         retired = retire_session(g.session(), role, session_id, reason)
         _warn(retired.result)

@@ -38,7 +38,7 @@ def audit_cmd(
     Example:  rolebook audit --session 7c0e-run-42
               rolebook audit --source import --since 2026-03-01 --json
     """
-    from ..provenance import audit
+    from ..session.provenance import audit
 
     found = audit(
         _globals(ctx).session(), session_id, tuple(role or ()), since, until, source, None if as_json else limit
@@ -72,7 +72,7 @@ def redact_cmd(
     \\b
     Example:  rolebook redact "#3f2a9c1d" --text "hunter2"
     """
-    from ..provenance import redact
+    from ..session.provenance import redact
 
     done = redact(_globals(ctx).session(), item_id, text)
     if as_json:

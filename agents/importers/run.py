@@ -14,15 +14,12 @@ from typing import IO, Any
 from rolebook.notebook import Entry, InputError, progress
 from rolebook.notebook.model import entry_id
 from rolebook.notebook.store import (
-    ArchiveRecord,
     Held,
     Keep,
     Layout,
     check_scope,
     keep,
     known,
-    load_text,
-    read_records,
     redact_value,
 )
 
@@ -104,8 +101,12 @@ def run(session: Session, fmt: str, path: Path, role: str | None, dry_run: bool,
     temporary file; then (unless a dry run, or bad lines without `skip_bad`) write them
     from there, `BATCH` items at a time: memory stays flat whatever the size of the source.
 
+    The roles a source names are started on purpose; a `role` given outright must be one
+    the project knows (or the session allows new roles: --new-role): a typo is refused.
+
     Raises:
         InputError: no such source, a source that is not of this format, no role to import into.
+        RoleError: `role` is unknown here, or there is no rolebook project (nothing written).
         ScopeError: a writer scoped to one role importing into another.
     """
     import tempfile
@@ -132,6 +133,7 @@ def run(session: Session, fmt: str, path: Path, role: str | None, dry_run: bool,
         if dry_run:
             report.roles = [tally.roles[name] for name in sorted(tally.roles)]
             return report
+        session = _writing(session, sorted(tally.roles), role, dry_run)
         work = _Progress(tally.counts)
         writing = _Writer(session, role, work.written)
         spool.seek(0)
@@ -142,6 +144,24 @@ def run(session: Session, fmt: str, path: Path, role: str | None, dry_run: bool,
     report.roles = [writing.roles[name] for name in sorted(writing.roles)]
     report.written = True
     return report
+
+
+def _writing(session: Session, names: list[str], role: str | None, dry_run: bool) -> Session:
+    """The session that writes the import, once the source is read and checked: the roles
+    the source names are started on purpose; a `role` given outright must be one the
+    project knows (or --new-role); and nothing is written outside a rolebook project.
+
+    Raises:
+        RoleError: an unknown `role`, or no project here (nothing written).
+    """
+    if dry_run:
+        return session
+    if role is not None:
+        session.writable(role)
+    session = replace(session, new_roles=True)
+    for name in names:
+        session.writable(name)
+    return session
 
 
 def _unspooled(spool: IO[bytes]) -> Iterator[Item]:
@@ -293,6 +313,8 @@ def _run_export(session: Session, path: Path, role: str | None, dry_run: bool, s
         roles = [role]
     for name in roles:
         check_scope(name, session.who)
+    if not (report.problems and not skip_bad):
+        session = _writing(session, roles, role, dry_run)
     if (report.problems and not skip_bad) or dry_run:
         for name in roles:
             report.roles.append(RoleReport(name, items=bundle.counts.get(name, 0)))
@@ -393,54 +415,3 @@ class _Restore:
             rr.already += len(result.duplicates)
             rr.notebook = "entries merged into the notebook there"
         return rr
-
-
-def export_markdown(layout: Layout, roles: list[str]) -> Iterator[str]:
-    """Each role's notebook as it is, then its archive, a line a record, oldest first."""
-    for n, role in enumerate(roles):
-        if n:
-            yield "\n"
-        yield f"<!-- rolebook export: role {role} -->\n"
-        text = load_text(layout, layout.notebook_path(role))
-        if text is not None:
-            yield text if text.endswith("\n") else text + "\n"
-        else:
-            yield f"# {role}\n\n(no notebook)\n"
-        yield f"\n## Archive of {role}\n\n"
-        bad = 0
-        for _, _, item in read_records(layout.archive_path(role)):
-            if not isinstance(item, ArchiveRecord):
-                bad += 1
-                continue
-            text_ = " ".join(item.text.split())
-            count = f" (x{item.count})" if item.count > 1 else ""
-            tags = "".join(f" #{t}" for t in item.tags)
-            yield f"- [{item.date}] {item.op} {item.section}: {text_}{count}{tags} `{item.id}`\n"
-        if bad:
-            yield f"\n({bad} malformed archive line(s) not shown: `rolebook doctor` lists them)\n"
-
-
-def export_agent_memory(layout: Layout, role: str, folder: Path) -> Path:
-    """Write the role's notebook as `folder/MEMORY.md`, a Claude Code subagent's memory.
-
-    Raises:
-        InputError: the role has no notebook, or the MEMORY.md there holds memory the
-            role's archive does not (import it first).
-    """
-    from rolebook.notebook.store import atomic_write
-
-    from .claude import INDEX, agent_memory, unimported
-
-    text = load_text(layout, layout.notebook_path(role))
-    if text is None:
-        raise InputError(f"role {role!r} has no notebook yet: nothing to export")
-    missing = unimported(folder, role, lambda r, ids: known(layout, r, ids))
-    if missing:
-        raise InputError(
-            f"{folder / INDEX} holds memory rolebook does not have (first: {missing[0]}): import it first "
-            f"with `rolebook import claude-memory {folder} --role {role}`"
-        )
-    path = folder / INDEX
-    folder.mkdir(parents=True, exist_ok=True)
-    atomic_write(path, agent_memory(text, role).encode("utf-8"))
-    return path

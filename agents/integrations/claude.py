@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .common import Planned, add_hooks, command, ensure_line, json_edit, mcp_entry, set_mcp_server
+from .common import Planned, add_hooks, command, ensure_line, json_edit, mcp_entry, place, set_mcp_server
 
 
 def hook_commands(role: str | None) -> dict[str, tuple[str | None, str]]:
@@ -26,12 +26,12 @@ def plan(root: Path, role: str | None) -> list[Planned]:
         raise_role()
     return [
         json_edit(
-            root / ".claude/settings.json",
+            place(root, ".claude/settings.json"),
             "hooks: session start, failed Bash command, stop",
             add_hooks(hook_commands(role), timeout=30),
         ),
-        json_edit(root / ".mcp.json", "MCP server", set_mcp_server("mcpServers", mcp_entry(role))),
-        ensure_line(root / "CLAUDE.md", "@agents/state/PROTOCOL.md", "@-import of the memory protocol"),
+        json_edit(place(root, ".mcp.json"), "MCP server", set_mcp_server("mcpServers", mcp_entry(role))),
+        ensure_line(place(root, "CLAUDE.md"), "@agents/state/PROTOCOL.md", "@-import of the memory protocol"),
     ]
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 from rolebook.notebook import InputError
 from tomlkit.items import InlineTable
 
-from .common import Planned, add_hooks, command, ensure_block, json_edit, protocol_for, read
+from .common import Planned, add_hooks, command, ensure_block, json_edit, place, protocol_for, read
 
 
 def hook_commands(role: str) -> dict[str, tuple[str | None, str]]:
@@ -29,13 +29,15 @@ def hook_commands(role: str) -> dict[str, tuple[str | None, str]]:
 
 
 def plan(root: Path, role: str | None) -> list[Planned]:
-    path = root / ".codex/config.toml"
+    path = place(root, ".codex/config.toml")
     before = read(path)
     planned = [Planned(path, before, _with_server(path, before or "", role), "MCP server")]
     if role:
         hooks = add_hooks(hook_commands(role), timeout=30)  # seconds
-        planned.append(json_edit(root / ".codex/hooks.json", "hooks: session start, failed Bash command, stop", hooks))
-    return [*planned, ensure_block(root / "AGENTS.md", protocol_for(role), "memory protocol")]
+        planned.append(
+            json_edit(place(root, ".codex/hooks.json"), "hooks: session start, failed Bash command, stop", hooks)
+        )
+    return [*planned, ensure_block(place(root, "AGENTS.md"), protocol_for(role), "memory protocol")]
 
 
 def next_step(root: Path, role: str | None) -> str:

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from rolebook.notebook import InputError
-from rolebook.notebook.store import atomic_write
+from rolebook.notebook.store import atomic_write, inside
 
 from ..scaffold import PROTOCOL
 
@@ -34,6 +34,17 @@ class Planned:
     @property
     def changed(self) -> bool:
         return self.after != self.before
+
+
+def place(root: Path, name: str) -> Path:
+    """`root / name`, checked before it is read or written: a settings file, or a folder on
+    its way (`.codex/`), that is a symlink out of the project is refused (`inside`), so a
+    cloned repository can never make rolebook edit a user's global settings.
+
+    Raises:
+        OutsideRoot: it resolves outside the project.
+    """
+    return inside(root, root / name)
 
 
 def read(path: Path) -> str | None:
@@ -218,11 +229,14 @@ def plan(agent: str, root: Path, role: str | None) -> list[Planned]:
 
     Raises:
         InputError: an unknown agent, or a file that cannot be safely merged into.
+        OutsideRoot: a file it would edit resolves outside the project (nothing is written).
     """
     if agent not in AGENTS:
         raise InputError(f"unknown agent {agent!r} (one of: {', '.join(AGENTS)})")
     module = importlib.import_module(f"{__package__}.{agent}")
     planned: list[Planned] = module.plan(root, role)
+    for p in planned:  # each module checks before it reads; this holds for one that forgot
+        inside(root, p.path)
     return planned
 
 
@@ -234,9 +248,21 @@ def next_step(agent: str, root: Path, role: str | None) -> str:
     return step
 
 
-def apply(planned: list[Planned]) -> list[Planned]:
-    """Write what changed; returns those edits."""
+def apply(planned: list[Planned], root: Path | None = None) -> list[Planned]:
+    """Write what changed; returns those edits. With `root`, each file is checked inside it
+    once more, and the temp files of the writes go in its derived folder.
+
+    Raises:
+        OutsideRoot: a file resolves outside `root` (checked before anything is written).
+    """
     done = [p for p in planned if p.changed]
+    spare = None
+    if root is not None:
+        from ..config import load_config
+
+        for p in done:
+            inside(root, p.path)
+        spare = load_config(root).layout.spare()
     for p in done:
-        atomic_write(p.path, p.after.encode("utf-8"))
+        atomic_write(p.path, p.after.encode("utf-8"), spare)
     return done

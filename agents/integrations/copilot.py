@@ -14,7 +14,7 @@ from typing import Any
 
 from rolebook.notebook import InputError
 
-from .common import Planned, command, ensure_block, json_edit, mcp_entry, protocol_for, set_mcp_server
+from .common import Planned, command, ensure_block, json_edit, mcp_entry, place, protocol_for, set_mcp_server
 
 
 def hook_commands(role: str) -> dict[str, str]:
@@ -59,8 +59,11 @@ def next_step(root: Path, role: str | None) -> str:
 def plan(root: Path, role: str | None) -> list[Planned]:
     entry = mcp_entry(role, type="stdio")
     entry["tools"] = ["*"]
-    planned = [json_edit(root / ".mcp.json", "MCP server", set_mcp_server("mcpServers", entry))]
+    planned = [json_edit(place(root, ".mcp.json"), "MCP server", set_mcp_server("mcpServers", entry))]
     if role:
         what = "hooks: session start, failed shell command, stop"
-        planned.append(json_edit(root / ".github/hooks/rolebook.json", what, _add_hooks(role)))
-    return [*planned, ensure_block(root / ".github/copilot-instructions.md", protocol_for(role), "memory protocol")]
+        planned.append(json_edit(place(root, ".github/hooks/rolebook.json"), what, _add_hooks(role)))
+    return [
+        *planned,
+        ensure_block(place(root, ".github/copilot-instructions.md"), protocol_for(role), "memory protocol"),
+    ]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .common import Planned, json_edit, mcp_entry, protocol_for, read, set_mcp_server
+from .common import Planned, json_edit, mcp_entry, place, protocol_for, read, set_mcp_server
 
 
 def next_step(root: Path, role: str | None) -> str:
@@ -14,11 +14,11 @@ def next_step(root: Path, role: str | None) -> str:
 
 
 def plan(root: Path, role: str | None) -> list[Planned]:
-    rule = root / ".cursor/rules/rolebook.mdc"
+    rule = place(root, ".cursor/rules/rolebook.mdc")
     before = read(rule)
     text = "---\ndescription: rolebook memory protocol\nalwaysApply: true\n---\n" + protocol_for(role)
     return [
-        json_edit(root / ".cursor/mcp.json", "MCP server", set_mcp_server("mcpServers", mcp_entry(role))),
+        json_edit(place(root, ".cursor/mcp.json"), "MCP server", set_mcp_server("mcpServers", mcp_entry(role))),
         # a rule rolebook owns: written when missing, never over the user's edits
         Planned(rule, before, before if before is not None else text, "memory protocol rule"),
     ]

@@ -19,6 +19,7 @@ from .common import (
     ensure_line,
     json_edit,
     mcp_entry,
+    place,
     protocol_for,
     set_mcp_server,
 )
@@ -60,8 +61,8 @@ def plan(root: Path, role: str | None) -> list[Planned]:
             one(data)
 
     return [
-        json_edit(root / ".gemini/settings.json", what, change, comments=tuple(comments)),  # comments kept
-        ensure_block(root / "GEMINI.md", protocol_for(role), f"memory protocol for the {role} role")
+        json_edit(place(root, ".gemini/settings.json"), what, change, comments=tuple(comments)),  # comments kept
+        ensure_block(place(root, "GEMINI.md"), protocol_for(role), f"memory protocol for the {role} role")
         if role
-        else ensure_line(root / "GEMINI.md", "@agents/state/PROTOCOL.md", "@-import of the memory protocol"),
+        else ensure_line(place(root, "GEMINI.md"), "@agents/state/PROTOCOL.md", "@-import of the memory protocol"),
     ]

@@ -253,7 +253,7 @@ def _root(
 ) -> tuple[Signal, dict[str, int], dict[tuple[str, str], int], list[Candidate], list[str]]:
     """One root's part: the signal (made with the first root's index), how many of its
     documents hold each term and pair, and its candidate lessons."""
-    with Index(layout) as index:
+    with Index(layout, readers_only=True) as index:  # a search: works in a read-only checkout too
         warnings = refresh(layout, index)
         sig = sig or signal(index, failure)
         words = sorted(sig.words())

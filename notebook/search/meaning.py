@@ -39,7 +39,7 @@ def search_meaning(layout: Layout, query: Query, model: Any, mode: str, today: d
 
     from .semantic import Vectors
 
-    with Index(layout) as index:
+    with Index(layout, readers_only=True) as index:
         warnings = refresh(layout, index)
         vectors = Vectors(layout.vectors, model)
         _, left = embed_new(index, vectors, query.embed_budget)

@@ -11,7 +11,7 @@ import datetime as dt
 from dataclasses import replace
 from typing import Any
 
-from ..errors import InputError, RolebookError
+from ..errors import InputError, ModelError, RolebookError
 from ..store import Index, Layout, rebuilt_on_failure, refresh
 from . import lookups
 from .query import MODES, STATUSES, Query, check_query, filters_of, fts_expression, query_words, telling_words
@@ -115,6 +115,8 @@ def _search(layout: Layout, query: Query, today: dt.date | None, model: str | No
     mode = query.mode
     if mode is not None and mode not in MODES:
         raise InputError(f"unknown search mode {mode!r} (one of: {', '.join(MODES)})")
+    if not layout.memory.exists() and not layout.archive.exists():
+        return SearchResult((), 0)  # no memory here (outside any project): no index is made either
     if mode != "keyword":
         from . import semantic
 
@@ -122,8 +124,13 @@ def _search(layout: Layout, query: Query, today: dt.date | None, model: str | No
         if loaded is not None:
             from .meaning import search_meaning
 
-            return search_meaning(layout, query, loaded, mode or "hybrid", today or dt.date.today())
-    with Index(layout) as index:
+            try:
+                return search_meaning(layout, query, loaded, mode or "hybrid", today or dt.date.today())
+            except ModelError:
+                pass  # the model failed as it ran: said once; keywords below
+            except OSError as exc:  # its vectors cannot be kept (a read-only derived folder)
+                semantic.turn_off(model, f"its vectors cannot be kept in {layout.vectors} ({exc.strerror or exc})")
+    with Index(layout, readers_only=True) as index:
         warnings = refresh(layout, index)
         found = keyword_search(index, query)
         if found is None:

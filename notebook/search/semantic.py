@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .. import progress
+from ..errors import ModelError
 
 if TYPE_CHECKING:
     import numpy as np
@@ -54,12 +55,23 @@ class Model:
     dim: int
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
-        """Unit vectors (float32, one row a text)."""
+        """Unit vectors (float32, one row a text).
+
+        Raises:
+            ModelError: the model failed to run; it is off for the rest of the process
+                (said once on stderr), and the caller goes on with keywords.
+        """
         import numpy as np
 
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
-        return np.asarray(self.impl.encode(list(texts)), dtype=np.float32)
+        try:
+            rows = np.asarray(self.impl.encode(list(texts)), dtype=np.float32)
+            if rows.shape != (len(texts), self.dim):
+                raise ValueError(f"it gave vectors of shape {rows.shape}, not ({len(texts)}, {self.dim})")
+        except Exception as exc:  # any failure to run the model means: keywords
+            raise ModelError(turn_off(self.name, f"model {self.name!r} failed to run ({_reason(exc)})")) from None
+        return rows
 
 
 class _TorchEncoder:
@@ -136,14 +148,27 @@ def load(setting: str | None = None, *, asked: bool = False) -> Model | None:
             model = _load(name, fetch=explicit)
         except _NotFetched:
             pass  # merely possible, not asked for: keywords, quietly (the libraries may be there for another tool)
-        except Exception as exc:  # any failure to load a model means: keywords
-            reason = " ".join(str(exc).split())[:200] or exc.__class__.__name__
+        except Exception as exc:  # any failure to load a model, or to run it once, means: keywords
+            reason = _reason(exc)
             if isinstance(exc, OSError) and "urlopen" in reason:
                 reason = f"the weights could not be downloaded: {reason}"
             _say_once(f"semantic search is off: cannot load model {name!r} ({reason}); using keywords")
     if model is not None or explicit:  # a quiet failure is tried again when asked for
         _models[name] = model
     return model
+
+
+def turn_off(setting: str | None, why: str) -> str:
+    """Semantic search off for the rest of the process (the model, or its vectors, failed
+    as they ran); says why once on stderr and returns that line."""
+    _models[configured(setting)] = None
+    line = f"semantic search is off: {why}; using keywords"
+    _say_once(line)
+    return line
+
+
+def _reason(exc: BaseException) -> str:
+    return " ".join(str(exc).split())[:200] or exc.__class__.__name__
 
 
 def _load(name: str, fetch: bool = True) -> Model:
@@ -160,6 +185,11 @@ def _load(name: str, fetch: bool = True) -> Model:
         raise ValueError(f"{path} is not a BERT folder (config.json, model.safetensors, tokenizer.json)")
     if impl.dim <= 0:
         raise ValueError("the model gives no sentence embedding dimension")
+    # run once: a config that disagrees with the weights loads fine and fails here, at
+    # load time, where it costs one short text (a few ms), not in the middle of a search
+    probe = impl.encode(["rolebook checks the model runs"])
+    if getattr(probe, "shape", None) != (1, impl.dim):
+        raise ValueError(f"it gave a vector of shape {getattr(probe, 'shape', None)}, not (1, {impl.dim})")
     import hashlib
 
     key = hashlib.sha256(f"{name}\x1f{Path(path).name if os.path.isdir(path) else path}".encode()).hexdigest()[:12]

@@ -20,7 +20,7 @@ if TYPE_CHECKING:  # what type checkers see; at run time each name loads on firs
     from .index import TOKENIZER, Index, cited, origins, rebuilt_on_failure, refresh
     from .intake import MAX_ENTRY_CHARS, check_date, check_text, new_entry, parse_snippet
     from .journal import Change, Recorder, Writer, WriteResult, append, check_scope, transact
-    from .layout import Layout, check_role
+    from .layout import Layout, check_role, inside
     from .longterm import (
         EVENT_TYPES,
         Keep,
@@ -81,6 +81,7 @@ _WHERE = {
     "transact": "journal",
     "Layout": "layout",
     "check_role": "layout",
+    "inside": "layout",
     "EVENT_TYPES": "longterm",
     "Keep": "longterm",
     "StoreResult": "longterm",
@@ -155,6 +156,7 @@ __all__ = [
     "extra_state",
     "flag_orders",
     "index_state",
+    "inside",
     "keep",
     "known",
     "load_json",

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any
 
 from ..errors import InputError, NoMatch
@@ -119,8 +120,16 @@ def _supersede(change: Change, index: Index, record: Recorder, keys: Sequence[st
 
 
 def tidy(layout: Layout, role: str, limits: Limits, writer: Writer) -> WriteResult:
-    """Apply limits to a notebook as it stands (after a hand edit, say)."""
-    return transact(layout, role, limits, writer, lambda nb, index, record: Change(nb))
+    """Apply limits to a notebook as it stands (after a hand edit, say); its warnings name
+    the lines that look like entries and are not (`lookalike_lines`)."""
+    seen: list[str] = []
+
+    def plan(nb: Notebook, index: Index, record: Recorder) -> Change:
+        seen.extend(lookalike_lines(layout.notebook_path(role), nb))
+        return Change(nb)
+
+    result = transact(layout, role, limits, writer, plan)
+    return replace(result, warnings=(*result.warnings, *seen))
 
 
 def tidy_check(layout: Layout, role: str, limits: Limits) -> WriteResult:
@@ -137,7 +146,16 @@ def tidy_check(layout: Layout, role: str, limits: Limits) -> WriteResult:
         lines=count_lines(render(after)),
         cap=effective.lines,
         changed=bool(left),
+        warnings=tuple(lookalike_lines(path, nb)),
     )
+
+
+def lookalike_lines(path: Path, nb: Notebook) -> list[str]:
+    """`path:line: why` for each line that looks like an entry and is not (an impossible
+    date, a tab-indented item): kept as text, so never pruned or searched; said, not fixed."""
+    from ..lookalikes import lookalikes
+
+    return [f"{path}:{found.line}: {found.why}" for found in lookalikes(nb)]
 
 
 def obsolete(layout: Layout, role: str, selector: str, limits: Limits, writer: Writer) -> WriteResult:

@@ -1,7 +1,8 @@
 """`rolebook doctor`: what is wrong with a root, and `--repair` for it.
 
 Repair rebuilds what is derived (index, caches, orphan lock files), removes the temp
-files killed writers left beside notebooks and the rules file, and finishes writes a
+files killed writers left (in the derived folder, or beside notebooks and the rules
+file), and finishes writes a
 crash cut short: of every role, or with a scoped writer (`--as`) of its role only.
 Finishing one changes a notebook, so the notebook as it was is kept first under
 `backup/` in the derived folder, and the report says where. It deletes only files
@@ -31,6 +32,7 @@ _FIXES = {
     "over_cap": "`rolebook tidy ROLE` prunes to the archive",
     "pending": "the next write to the role finishes it, or `rolebook tidy ROLE`",
     "malformed": "left as they are: fix or delete the lines by hand; readers skip them",
+    "lookalikes": "kept as text, as they are; fix each by hand and it becomes an entry",
     "unrecorded": "a hand edit or a merge dropped them; the archive still holds them (`rolebook search "
     "--status all`): add back by hand what still holds",
 }
@@ -51,6 +53,7 @@ class Report:
     unreadable: list[str] = field(default_factory=list)
     returned: list[str] = field(default_factory=list)  # archive lines holding a redacted text again
     drift: list[str] = field(default_factory=list)  # entries the instructions or cited code no longer back
+    lookalikes: list[str] = field(default_factory=list)  # `path:line: why` of lines that are not entries
     repaired: list[str] = field(default_factory=list)
 
     @property
@@ -65,7 +68,8 @@ class Report:
             or self.unrecorded
             or self.returned
             or self.drift
-            or self.index != "fresh"
+            or self.lookalikes
+            or self.index not in ("fresh", NOT_BUILT)
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -82,6 +86,7 @@ class Report:
             "unreadable": self.unreadable,
             "redacted_text_returned": self.returned,
             "drift": self.drift,
+            "not_entries": self.lookalikes,
             "repaired": self.repaired,
         }
 
@@ -100,6 +105,9 @@ class Report:
         out += [f"unreadable: {u}" for u in self.unreadable]
         out += [f"drift: {d}" for d in self.drift]
         out += [f"redacted text back (a merge?): {r} (`rolebook doctor --repair` takes it out)" for r in self.returned]
+        out += [f"not an entry: {x}" for x in self.lookalikes]
+        if self.lookalikes:
+            out.append(f"  ({_FIXES['lookalikes']})")
         out += [f"repaired: {r}" for r in self.repaired]
         out.append("healthy" if self.healthy else "problems found")
         return out
@@ -128,16 +136,18 @@ def diagnose(
         leftovers = temp_files(layout, rules_path)
     report.temp_files = [str(p) for p in leftovers]
     report.index = index_state(layout, report.roles)
-    with Index(layout) as index:
-        for role in report.roles:
-            index.sync(role)
-        report.malformed = [str(m) for m in index.malformed()]
+    if report.roles:  # no roles (outside any project): no index is made for nothing
+        with Index(layout) as index:
+            for role in report.roles:
+                index.sync(role)
+            report.malformed = [str(m) for m in index.malformed()]
     for role in report.roles:
         try:
             result = tidy_check(layout, role, limits)
         except RolebookError as exc:
             report.unreadable.append(str(exc))
             continue
+        report.lookalikes += result.warnings
         if result.changed:
             report.over_cap.append(f"{role}: {result.count('pruned')} entries over the caps")
         if gone := _left_unrecorded(layout, role):
@@ -147,7 +157,7 @@ def diagnose(
             report.pending.append(role)
         report.returned += returned(layout, role)
     report.orphan_locks = [str(p) for p in _orphan_locks(layout)]
-    if repair and report.index == "missing":
+    if repair and report.index == NOT_BUILT:
         report.index = "fresh"
     return report
 
@@ -164,10 +174,15 @@ def _left_unrecorded(layout: Layout, role: str) -> list[str]:
         return sorted(i for i in index.added_ids(role) if i not in active)
 
 
+#: A root whose index was never built (a fresh init, a fresh clone, `git clean -fdX`): not a
+#: problem, the first command that needs it builds it.
+NOT_BUILT = "not built yet (built from the archives and notebooks on first use)"
+
+
 def index_state(layout: Layout, roles: list[str]) -> str:
     path = layout.index_path
     if not path.exists():
-        return "missing (rebuilt from the archives on the next search)"
+        return NOT_BUILT
     try:
         with Index(layout) as index:
             stale = []
@@ -241,17 +256,24 @@ _TEMP_AGE = 60.0  # seconds: younger ones may be a live writer's
 
 
 def temp_files(layout: Layout, rules_path: Path | None = None) -> list[Path]:
-    """Temp files of atomic writes that never finished: beside the notebooks and the rules file."""
+    """Temp files of atomic writes that never finished: in the derived folder's `tmp/`
+    (where they go now), and beside the notebooks and the rules file (where they went
+    before, and still go when the derived folder is on another file system)."""
     import time
 
     names = {p.name for p in (rules_path,) if p is not None}
     out = []
-    for folder, wanted in ((layout.memory, None), (rules_path.parent if rules_path else None, names)):
+    places: tuple[tuple[Path | None, set[str] | None], ...] = (
+        (layout.derived / "tmp", set()),
+        (layout.memory, None),
+        (rules_path.parent if rules_path else None, names),
+    )
+    for folder, wanted in places:
         if folder is None or not folder.is_dir():
             continue
         for path in folder.iterdir():
             match = _TEMP.fullmatch(path.name)
-            if not match or (wanted is not None and match["name"] not in wanted):
+            if not match or (wanted and match["name"] not in wanted):
                 continue
             if wanted is None and not match["name"].endswith(".md"):
                 continue
@@ -267,6 +289,8 @@ def _repair(layout: Layout, report: Report) -> None:
     for cached in (*layout.cache.glob("read-*.json"), *layout.cache.glob("rules-*.json")):
         with contextlib.suppress(OSError):
             cached.unlink()
+    if not layout.memory.exists() and not layout.archive.exists():
+        return  # no memory here (outside any project): nothing to rebuild, nothing made
     with Index(layout) as index:
         from .index import refresh
 

@@ -26,62 +26,94 @@ def fsync_dir(path: Path) -> None:
         os.close(fd)
 
 
-def atomic_write(path: Path, data: bytes) -> None:
-    """Replace `path` (or, for a symlink, its target) with `data`: temp file in the same
-    folder, fsync, rename, fsync dir.
+def atomic_write(path: Path, data: bytes, spare: Path | None = None) -> None:
+    """Replace `path` (or, for a symlink, its target) with `data`: temp file, fsync,
+    rename, fsync dir. The temp file goes in `spare` (the derived folder's, see
+    `Replacement`), else beside the file.
 
     A reader sees the old file or the new one, never a mix; a crash leaves the old one.
     """
-    with Replacement(path, data) as replacement:
+    with Replacement(path, data, spare=spare) as replacement:
         replacement.commit()
 
 
 class Replacement:
-    """A file's new content, written and fsynced beside it, put in its place by `commit`.
+    """A file's new content, written and fsynced, put in its place by `commit`.
 
     The write path prepares the notebook's replacement before it appends to the archive,
     so a folder that refuses the notebook refuses the whole write, with nothing appended.
     Leaving the block without `commit` removes the temp file: the file is as it was.
+
+    The temp file is made in `spare` (a git-ignored folder) when that is on the file's
+    own file system, where a rename is atomic; else beside the file. A writer killed
+    between the two steps then leaves nothing that `git add -A` would commit.
 
     Raises:
         StorageError: the temp file cannot be made or written (on entering), or put in
             place (on commit).
     """
 
-    def __init__(self, path: Path, data: bytes, refused: str = "the file is as it was"):
+    def __init__(
+        self, path: Path, data: bytes, refused: str = "the file is as it was", spare: Path | None = None
+    ) -> None:
         # through a symlink to its target (CLAUDE.md -> AGENTS.md): the link stays a link;
-        # callers check that the target is inside the root (Layout.check_inside)
+        # callers check that the target is inside the root (layout.inside)
         self.path = path.resolve() if path.is_symlink() else path
         self.data = data
         self.refused = refused  # what the error says when the new content cannot be written
+        self.spare = spare
         self.tmp: str | None = None
+        self.mode = 0o644
 
     def __enter__(self) -> Replacement:
         path = self.path
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            mode = path.stat().st_mode & 0o7777 if path.exists() else 0o644 & ~_umask()
-            fd, self.tmp = _temp_beside(path)
+            self.mode = path.stat().st_mode & 0o7777 if path.exists() else 0o644 & ~_umask()
         except OSError as exc:
             raise StorageError(path, "write", exc, self.refused) from None
+        self._prepare(_spare_for(path, self.spare))
+        return self
+
+    def _prepare(self, folder: Path) -> None:
+        """Write the temp file in `folder`, fsynced, with the file's mode; beside the file
+        instead when `folder` (the derived one) goes while it is written (`git clean -fdX`
+        takes the temp file with it)."""
+        try:
+            self._write_temp(folder)
+        except FileNotFoundError as exc:
+            if folder == self.path.parent:
+                raise StorageError(self.path, "write", exc, self.refused) from None
+            self._prepare(self.path.parent)
+        except OSError as exc:
+            raise StorageError(self.path, "write", exc, self.refused) from None
+
+    def _write_temp(self, folder: Path) -> None:
+        fd, self.tmp = _temp_in(folder, self.path.name)
         try:
             with os.fdopen(fd, "wb") as f:
                 f.write(self.data)
                 f.flush()
                 os.fsync(f.fileno())
-            os.chmod(self.tmp, mode)
-        except BaseException as exc:
+            os.chmod(self.tmp, self.mode)
+        except BaseException:
             self._discard()
-            if isinstance(exc, OSError):
-                raise StorageError(path, "write", exc, self.refused) from None
             raise
-        return self
 
     def commit(self, why: str = "the file is as it was") -> None:
         """Put the new content in place (rename, fsync the folder)."""
         assert self.tmp is not None
         try:
-            os.replace(self.tmp, self.path)
+            try:
+                os.replace(self.tmp, self.path)
+            except FileNotFoundError:
+                if os.path.dirname(self.tmp) == str(self.path.parent):
+                    raise
+                # the derived folder went while we wrote (`git clean -fdX`): write beside
+                self.tmp = None
+                self._prepare(self.path.parent)
+                assert self.tmp is not None
+                os.replace(self.tmp, self.path)
         except OSError as exc:
             self._discard()
             raise StorageError(self.path, "write", exc, why) from None
@@ -98,16 +130,30 @@ class Replacement:
         self._discard()
 
 
-def _temp_beside(path: Path) -> tuple[int, str]:
-    """A new file `.<name>.<random>.tmp` in the same folder, opened for writing (what
+def _spare_for(path: Path, spare: Path | None) -> Path:
+    """`spare` when it can be made and is on `path`'s file system (a rename is atomic only
+    within one), else the file's own folder."""
+    if spare is None:
+        return path.parent
+    try:
+        spare.mkdir(parents=True, exist_ok=True)
+        if os.stat(spare).st_dev == os.stat(path.parent).st_dev:
+            return spare
+    except OSError:
+        pass
+    return path.parent
+
+
+def _temp_in(folder: Path, name: str) -> tuple[int, str]:
+    """A new file `.<name>.<random>.tmp` in `folder`, opened for writing (what
     tempfile.mkstemp does, without its import on every write)."""
     for _ in range(100):
-        tmp = str(path.parent / f".{path.name}.{os.urandom(6).hex()}.tmp")
+        tmp = str(folder / f".{name}.{os.urandom(6).hex()}.tmp")
         try:
             return os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), tmp
         except FileExistsError:
             continue
-    raise FileExistsError(f"no free temporary name beside {path}")
+    raise FileExistsError(f"no free temporary name in {folder}")
 
 
 def _umask() -> int:

@@ -241,7 +241,12 @@ def _locked_transact(layout: Layout, role: str, base: Limits, writer: Writer, pl
                 with contextlib.ExitStack() as stack:
                     new = (
                         stack.enter_context(
-                            Replacement(layout.check_inside(path), new_text.encode("utf-8"), "nothing was written")
+                            Replacement(
+                                layout.check_inside(path),
+                                new_text.encode("utf-8"),
+                                "nothing was written",
+                                spare=layout.spare(),
+                            )
                         )
                         if changed
                         else None

@@ -6,7 +6,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..errors import RoleError
+from ..errors import OutsideRoot, RoleError
 from ..model import is_role
 
 _DEVICE_NAMES = {"con", "prn", "aux", "nul"} | {f"{d}{n}" for d in ("com", "lpt") for n in range(10)}
@@ -25,6 +25,24 @@ def check_role(role: str) -> str:
             "starting with a letter or digit (e.g. coder, qa, ui-designer)"
         )
     return role
+
+
+def inside(root: Path, path: Path) -> Path:
+    """`path`, when it resolves inside `root`: the one check of every file rolebook writes
+    (the stores, and what `init`, `integrate`, the rules file and shared roots write).
+
+    Symlinks are followed all the way, a folder on the way included, and a dangling link
+    to its target: a link that stays inside the root is fine (CLAUDE.md -> AGENTS.md is
+    a common convention), one that leads out is refused. A cloned repository can carry
+    such a link; rolebook must never edit a user's global settings through it.
+
+    Raises:
+        OutsideRoot: the path resolves to a place outside `root`.
+    """
+    real = os.path.realpath(path)
+    if not Path(real).is_relative_to(os.path.realpath(root)):
+        raise OutsideRoot(f"refusing a file that resolves outside the root ({real}); nothing was written", path)
+    return path
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,12 +128,17 @@ class Layout:
         return sorted(r for r in found if is_role(r))
 
     def check_inside(self, path: Path) -> Path:
-        """`path`, unless a symlink takes it outside the root.
+        """`path`, unless a symlink takes it outside the root (see `inside`).
 
         Raises:
-            RoleError: the file resolves to a place outside the root.
+            OutsideRoot: the file resolves to a place outside the root.
         """
-        real = path.resolve()
-        if not real.is_relative_to(self.root.resolve()):
-            raise RoleError(f"{path}: refusing a file that resolves outside the root ({real})")
-        return path
+        return inside(self.root, path)
+
+    def spare(self) -> Path | None:
+        """Where atomic writes keep their temp files: the derived folder's `tmp/`, which git
+        ignores, so a writer killed mid-write leaves nothing `git add -A` would commit; None
+        when the derived folder leads out of the root (then they go beside the file)."""
+        folder = self.derived / "tmp"
+        real = os.path.realpath(folder)
+        return folder if Path(real).is_relative_to(os.path.realpath(self.root)) else None

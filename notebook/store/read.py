@@ -25,12 +25,16 @@ if TYPE_CHECKING:
 MAX_ALERTS = 5
 NOT_A_FILE = "a folder stands where rolebook keeps a file; move it aside (nothing was written)"
 _CACHE_VERSION = 2
+_READ_CACHE_VERSION = 3  # the notebook's own alerts; 3: lines that look like entries and are not
 
 #: The next step an alert points to, as each surface says it: (the CLI, an MCP client).
 #: Alerts hold the step as data (`next_step`), and each adapter words it (`shown`), so an
 #: agent on MCP is never told to run a command it cannot reach.
 STEPS = {
-    "create": ('`rolebook update {role} --learning "..."` creates it', "the update tool creates it"),
+    "create": (
+        "`rolebook init {role}` creates it",
+        "init creates it (or the update tool of a server scoped to {role})",
+    ),
     "tidy": ("`rolebook tidy {role}` moves", "the next update moves"),
     "promote": ("`rolebook promote` reviews them", "the promote_review tool reviews them"),
 }
@@ -192,6 +196,12 @@ def alerts_for(role: str, path: Path, nb: Notebook, base: Limits) -> list[str]:
             f"{lines} lines, over the cap of {limits.lines}, with nothing more rolebook may prune: "
             "Feedback and text it does not manage are never pruned; shorten them by hand"
         )
+    from ..lookalikes import lookalikes
+
+    if found := lookalikes(nb):  # items a person meant as entries: kept as text, so said here
+        more = len(found) - 1
+        tail = f" (and {more} more such {'line' if more == 1 else 'lines'})" if more else ""
+        alerts.append(f"{path}:{found[0].line}: {found[0].why}{tail}")
     return alerts[:MAX_ALERTS]
 
 
@@ -222,7 +232,7 @@ def _cached(layout: Layout, role: str, sig: list[int], limits: Limits) -> list[s
     try:
         with open(_cache_path(layout, role), encoding="utf-8") as f:
             data = json.load(f)
-        if data["v"] == _CACHE_VERSION and data["sig"] == sig and data["limits"] == limits.to_dict():
+        if data["v"] == _READ_CACHE_VERSION and data["sig"] == sig and data["limits"] == limits.to_dict():
             alerts = data["alerts"]
             if isinstance(alerts, list) and all(isinstance(a, str) for a in alerts):
                 return alerts
@@ -233,7 +243,7 @@ def _cached(layout: Layout, role: str, sig: list[int], limits: Limits) -> list[s
 
 def _store(layout: Layout, role: str, sig: list[int], limits: Limits, alerts: list[str]) -> None:
     path = _cache_path(layout, role)
-    data = {"v": _CACHE_VERSION, "sig": sig, "limits": limits.to_dict(), "alerts": alerts}
+    data = {"v": _READ_CACHE_VERSION, "sig": sig, "limits": limits.to_dict(), "alerts": alerts}
     with contextlib.suppress(OSError):
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")

@@ -10,6 +10,8 @@ import pytest
 from rolebook.agents.cli import app
 from typer.testing import CliRunner
 
+pytestmark = pytest.mark.usefixtures("declared_roles")  # tmp_path: a project with its roles declared
+
 runner = CliRunner()
 
 
@@ -59,10 +61,11 @@ def test_init_appends_to_existing_git_files_keeping_their_line_endings(tmp_path:
 
 
 def test_init_refuses_a_bad_role_before_writing_anything(tmp_path: Path) -> None:
+    before = tree(tmp_path)
     code, _, err = rb(tmp_path, "init", "coder", "../evil")
     assert code == 2
     assert "invalid role name '../evil'" in err
-    assert tree(tmp_path) == {}
+    assert tree(tmp_path) == before
 
 
 def test_read_prints_the_file_as_it_is_then_alerts(tmp_path: Path) -> None:
@@ -83,7 +86,7 @@ def test_read_prints_the_file_as_it_is_then_alerts(tmp_path: Path) -> None:
 def test_read_of_a_missing_notebook_is_not_an_error(tmp_path: Path) -> None:
     code, out, _ = rb(tmp_path, "read", "qa")
     assert code == 0
-    assert out == 'rolebook: no notebook for qa yet: `rolebook update qa --learning "..."` creates it\n'
+    assert out == "rolebook: no notebook for qa yet: `rolebook init qa` creates it\n"
 
 
 def test_read_json_gives_text_lines_and_alerts(tmp_path: Path) -> None:
@@ -169,7 +172,7 @@ def test_unreadable_config_is_an_error_naming_the_line(tmp_path: Path) -> None:
 
 
 def test_config_limits_apply(tmp_path: Path) -> None:
-    (tmp_path / "rolebook.yaml").write_text("limits: {mistakes: 1}\n")
+    (tmp_path / "rolebook.yaml").write_text("roles: [coder]\nlimits: {mistakes: 1}\n")
     rb(tmp_path, "update", "coder", "-m", "a", "--date", "2026-01-01")
     _code, out, _ = rb(tmp_path, "update", "coder", "-m", "b", "--date", "2026-01-02")
     assert out == "coder: +1 entry, 1 pruned to the archive, 10/80 lines\n"

@@ -13,6 +13,8 @@ import pytest
 from rolebook.agents.cli import app
 from typer.testing import CliRunner
 
+pytestmark = pytest.mark.usefixtures("declared_roles")  # tmp_path: a project with its roles declared
+
 runner = CliRunner()
 
 

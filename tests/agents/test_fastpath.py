@@ -96,6 +96,7 @@ CASES: list[tuple[list[str], bool]] = [
 def lived_in(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A root with a notebook and an archive, made once and copied for each case."""
     root = tmp_path_factory.mktemp("template")
+    assert typer_run(["--root", str(root), "init", "coder"]) == 0
     assert typer_run(["--root", str(root), "update", "coder", "-l", "one", "-m", "npm ci failed: EACCES; chown"]) == 0
     assert typer_run(["--root", str(root), "update", "coder", "-l", "one", "--date", "2026-01-01"]) == 0
     return root

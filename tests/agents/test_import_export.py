@@ -14,6 +14,8 @@ from rolebook.agents.importers import read_markdown
 from rolebook.notebook.store.intake import redact
 from typer.testing import CliRunner
 
+pytestmark = pytest.mark.usefixtures("declared_roles")  # tmp_path: a project with its roles declared
+
 FIX = Path(__file__).resolve().parents[1] / "fixtures" / "importers"
 runner = CliRunner()
 
@@ -141,9 +143,11 @@ def test_mcp_memory_graph_from_the_real_server_keeps_every_observation_and_relat
         ("mcp-memory", FIX / "mcp-memory" / "memory.jsonl", "coder"),
     ],
 )
-def test_importing_the_same_source_twice_adds_nothing(tmp_path: Path, fmt: str, src: Path, role: str | None) -> None:
+def test_importing_the_same_source_twice_adds_nothing(
+    declare: Callable[[Path], Path], tmp_path: Path, fmt: str, src: Path, role: str | None
+) -> None:
     args = ["import", fmt, str(src)] + (["--role", role] if role else [])
-    assert rb(tmp_path / "root", *args)[0] == 0
+    assert rb(declare(tmp_path / "root"), *args)[0] == 0
     before = canonical(tmp_path / "root")
     code, out, _ = rb(tmp_path / "root", *args)
     assert code == 0 and "added 0 notebook entries, 0 archived" in out
@@ -167,14 +171,16 @@ BROKEN = [
 
 
 @pytest.mark.parametrize(("fmt", "file", "bad", "why"), BROKEN)
-def test_a_bad_line_is_named_and_nothing_is_written(tmp_path: Path, fmt: str, file: str, bad: str, why: str) -> None:
+def test_a_bad_line_is_named_and_nothing_is_written(
+    declare: Callable[[Path], Path], tmp_path: Path, fmt: str, file: str, bad: str, why: str
+) -> None:
     src = copy(FIX / file.split("/")[0], tmp_path)
     broken = src.parent / file
     text = broken.read_text(encoding="utf-8")
     good = text.rstrip("\n").count("\n") + 1
     with open(broken, "a", encoding="utf-8") as f:
         f.write(("" if text.endswith("\n") else "\n") + bad + "\n")
-    root = tmp_path / "root"
+    root = declare(tmp_path / "root")
     code, out, err = rb(root, "import", fmt, str(src), "--role", "coder")
     assert code == 2, out
     assert f"{broken}:{good + 1}: " in err and why in err
@@ -219,7 +225,9 @@ def test_a_scoped_writer_cannot_import_into_another_role(tmp_path: Path) -> None
 # -- markdown: a hand-kept lessons file loses nothing --------------------------------------
 
 
-def test_markdown_lessons_file_keeps_entries_undated_items_and_prose(tmp_path: Path) -> None:
+def test_markdown_lessons_file_keeps_entries_undated_items_and_prose(
+    declare: Callable[[Path], Path], tmp_path: Path
+) -> None:
     lessons = tmp_path / "LESSONS.md"
     lessons.write_text(
         "---\nowner: platform\n---\n# Lessons\n\nWhat we learned the hard way.\n\n"
@@ -229,7 +237,7 @@ def test_markdown_lessons_file_keeps_entries_undated_items_and_prose(tmp_path: P
         encoding="utf-8",
     )
     os.utime(lessons, (1767225600, 1767225600))  # 2026-01-01
-    code, out, err = rb(tmp_path / "root", "import", "markdown", str(lessons), "--role", "ops")
+    code, out, err = rb(declare(tmp_path / "root"), "import", "markdown", str(lessons), "--role", "ops")
     assert code == 0, err
     assert "ops: added 2 notebook entries, 2 archived" in out
     nb = (tmp_path / "root/agents/state/memory/ops.md").read_text(encoding="utf-8")
@@ -278,6 +286,8 @@ WORDS = (
 
 
 def seeded(root: Path) -> Path:
+    root.mkdir()
+    (root / "rolebook.yaml").write_text("roles: [coder, qa]\n")  # a project, its roles declared
     assert rb(root, "import", "cerebro", str(FIX / "cerebro"))[0] == 0
     assert rb(root, "import", "xmem", str(FIX / "xmem"), "--role", "coder")[0] == 0
     for n, word in enumerate(WORDS):
@@ -300,12 +310,14 @@ def hits(root: Path) -> list[object]:
     return out
 
 
-def test_export_then_import_into_an_empty_root_gives_the_same_files_and_search_results(tmp_path: Path) -> None:
+def test_export_then_import_into_an_empty_root_gives_the_same_files_and_search_results(
+    declare: Callable[[Path], Path], tmp_path: Path
+) -> None:
     old = seeded(tmp_path / "old")
     code, dump, _ = rb(old, "export")
     assert code == 0
     (tmp_path / "dump.jsonl").write_text(dump, encoding="utf-8")
-    code, _, err = rb(tmp_path / "new", "import", "rolebook", str(tmp_path / "dump.jsonl"))
+    code, _, err = rb(declare(tmp_path / "new"), "import", "rolebook", str(tmp_path / "dump.jsonl"))
     assert code == 0, err
     assert canonical(tmp_path / "new") == canonical(old)  # malformed line included, byte for byte
     assert hits(tmp_path / "new") == hits(old)
@@ -314,21 +326,23 @@ def test_export_then_import_into_an_empty_root_gives_the_same_files_and_search_r
     assert code == 0 and canonical(tmp_path / "new") == canonical(old)  # idempotent
 
 
-def test_export_to_a_file_and_of_one_role(tmp_path: Path) -> None:
+def test_export_to_a_file_and_of_one_role(declare: Callable[[Path], Path], tmp_path: Path) -> None:
     old = seeded(tmp_path / "old")
     target = tmp_path / "qa.jsonl"
     assert rb(old, "export", "--role", "qa", "-o", str(target))[0] == 0
     lines = [json.loads(line) for line in target.read_text(encoding="utf-8").splitlines()]
     assert lines[0]["format"] == "rolebook-export" and lines[0]["roles"] == ["qa"]
     assert {line.get("archive") or line.get("notebook") for line in lines[1:]} == {"qa"}
-    code, _, err = rb(tmp_path / "new", "import", "rolebook", str(target), "--role", "coder")
+    code, _, err = rb(declare(tmp_path / "new"), "import", "rolebook", str(target), "--role", "coder")
     assert code == 2 and "holds no role 'coder'" in err
 
 
-def test_import_of_an_export_into_a_root_with_memory_merges_the_notebook(tmp_path: Path) -> None:
+def test_import_of_an_export_into_a_root_with_memory_merges_the_notebook(
+    declare: Callable[[Path], Path], tmp_path: Path
+) -> None:
     old = seeded(tmp_path / "old")
     (tmp_path / "dump.jsonl").write_text(rb(old, "export", "--role", "qa")[1], encoding="utf-8")
-    new = tmp_path / "new"
+    new = declare(tmp_path / "new")
     rb(new, "update", "qa", "-m", "a mistake of the other root", "--date", "2026-03-05")
     code, out, err = rb(new, "import", "rolebook", str(tmp_path / "dump.jsonl"))
     assert code == 0, err

@@ -8,11 +8,15 @@ import datetime as dt
 import json
 import os
 import shutil
+import sys
 from pathlib import Path
 
 import pytest
 from rolebook.agents.cli import app
 from typer.testing import CliRunner
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from roots import project
 
 FIX = Path(__file__).resolve().parents[1] / "fixtures" / "importers"
 AUTO = "claude-memory/projects/-home-dana-src-upload-client/memory"
@@ -23,6 +27,7 @@ MTIME = dt.datetime(2026, 3, 12, 12, tzinfo=dt.UTC).timestamp()
 
 
 def rb(root: Path, *args: str) -> tuple[int, str, str]:
+    project(root)
     result = runner.invoke(app, ["--root", str(root), *args])
     return result.exit_code, result.stdout, result.stderr
 
@@ -262,7 +267,7 @@ def test_export_refuses_to_replace_a_memory_it_has_not_imported(tmp_path: Path) 
     root = tmp_path / "root"
     src = fixture(AGENTS, tmp_path) / "code-reviewer"
     before = (src / "MEMORY.md").read_bytes()
-    assert rb(root, "update", "code-reviewer", "-l", "something learned")[0] == 0
+    assert rb(root, "update", "code-reviewer", "-l", "something learned", "--new-role")[0] == 0
     code, _, err = rb(root, "export", "--format", "claude-agent-memory", "--role", "code-reviewer", str(src))
     assert code == 2 and "holds memory rolebook does not have" in err and "import claude-memory" in err
     assert (src / "MEMORY.md").read_bytes() == before

@@ -5,6 +5,7 @@ records spans several of them."""
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import pytest
@@ -12,10 +13,14 @@ from rolebook.agents.cli import app
 from rolebook.agents.importers import run as importing
 from typer.testing import CliRunner
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from roots import project
+
 runner = CliRunner()
 
 
 def rb(root: Path, *args: str) -> tuple[int, str, str]:
+    project(root)
     result = runner.invoke(app, ["--root", str(root), *args])
     return result.exit_code, result.stdout, result.stderr
 

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from rolebook.agents.cli import app
 from rolebook.agents.merge import merge
+from rolebook.agents.scaffold import merge_driver
 from rolebook.notebook.markdown import parse
 from typer.testing import CliRunner
 
@@ -224,9 +225,7 @@ def test_two_branches_that_added_entries_merge_in_git_with_no_conflict_and_nothi
     git(tmp_path, "init", "-q", "-b", "main")
     assert rb(tmp_path, "init", "coder")[0] == 0
     assert "merge=rolebook" in (tmp_path / ".gitattributes").read_text()
-    assert (
-        git(tmp_path, "config", "--get", "merge.rolebook.driver").stdout.strip() == "rolebook merge-driver %O %A %B %P"
-    )
+    assert git(tmp_path, "config", "--get", "merge.rolebook.driver").stdout.strip() == merge_driver()
     git(tmp_path, "add", "-A")
     git(tmp_path, "commit", "-qm", "base")
     git(tmp_path, "checkout", "-qb", "feature")
@@ -279,6 +278,7 @@ def test_a_git_merge_past_the_caps_leaves_every_entry_in_the_notebook_or_journal
 
 
 def test_doctor_finds_entries_that_left_the_notebook_with_no_record(tmp_path: Path) -> None:
+    rb(tmp_path, "init", "coder")
     rb(tmp_path, "update", "coder", "-l", "kept", "-l", "dropped by a bad merge")
     notebook = tmp_path / "agents/state/memory/coder.md"
     notebook.write_text(

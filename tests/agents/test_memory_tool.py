@@ -28,6 +28,8 @@ from rolebook import RolebookMemoryTool
 from rolebook.agents.integrations.memory_edit import plan_edit
 from rolebook.notebook import parse
 
+pytestmark = pytest.mark.usefixtures("declared_roles")  # tmp_path: a project with its roles declared
+
 TODAY = dt.date.today().isoformat()
 NOTEBOOK = """# coder notebook
 
@@ -171,7 +173,8 @@ def test_create_with_prose_beside_its_entries_is_refused_and_writes_nothing(tmp_
     message = refused(made, command="create", path="/memories/coder.md", file_text=text)
     assert message.startswith("/memories/coder.md:2: `The user likes coffee.` is not a dated entry:")
     assert message.endswith("Nothing was written.")
-    assert not (tmp_path / "agents" / "state").exists()
+    state = tmp_path / "agents" / "state"
+    assert not (state / "memory" / "coder.md").exists() and not (state / "archive" / "coder.jsonl").exists()
 
 
 # -- str_replace and insert ----------------------------------------------------------------------
@@ -247,7 +250,8 @@ def test_insert_out_of_range_answers_with_the_notebook(tool: RolebookMemoryTool)
 
 
 def test_the_section_cap_prunes_the_oldest_entry_to_the_archive(tmp_path: Path) -> None:
-    (tmp_path / "rolebook.yaml").write_text("limits:\n  learnings: 2\n", encoding="utf-8")
+    with open(tmp_path / "rolebook.yaml", "a", encoding="utf-8") as config:  # beside the declared roles
+        config.write("limits:\n  learnings: 2\n")
     made = RolebookMemoryTool(root=tmp_path)
     call(made, command="create", path="/memories/coder.md", file_text=NOTEBOOK)
     answer = call(made, command="insert", path="/memories/coder.md", insert_line=6, insert_text="- [2026-03-09] new")
@@ -256,7 +260,8 @@ def test_the_section_cap_prunes_the_oldest_entry_to_the_archive(tmp_path: Path) 
 
 
 def test_changing_an_entry_of_a_full_section_pushes_nothing_out(tmp_path: Path) -> None:
-    (tmp_path / "rolebook.yaml").write_text("limits:\n  learnings: 2\n", encoding="utf-8")
+    with open(tmp_path / "rolebook.yaml", "a", encoding="utf-8") as config:  # beside the declared roles
+        config.write("limits:\n  learnings: 2\n")
     made = RolebookMemoryTool(root=tmp_path)
     call(made, command="create", path="/memories/coder.md", file_text=NOTEBOOK)
     call(made, command="str_replace", path="/memories/coder.md", old_str="the lockfile\n", new_str="pnpm-lock.yaml\n")
@@ -268,7 +273,8 @@ def test_changing_an_entry_of_a_full_section_pushes_nothing_out(tmp_path: Path) 
 
 
 def test_an_edit_of_an_entry_pruned_since_view_answers_with_the_fresh_notebook(tmp_path: Path) -> None:
-    (tmp_path / "rolebook.yaml").write_text("limits:\n  learnings: 2\n", encoding="utf-8")
+    with open(tmp_path / "rolebook.yaml", "a", encoding="utf-8") as config:  # beside the declared roles
+        config.write("limits:\n  learnings: 2\n")
     mine, theirs = RolebookMemoryTool(root=tmp_path), RolebookMemoryTool(root=tmp_path)
     call(mine, command="create", path="/memories/coder.md", file_text=NOTEBOOK)
     assert "cache key" in call(mine, command="view", path="/memories/coder.md")
@@ -283,7 +289,8 @@ def test_an_edit_of_an_entry_pruned_since_view_answers_with_the_fresh_notebook(t
 
 
 def test_an_entry_that_left_for_the_archive_is_not_written_back(tmp_path: Path) -> None:
-    (tmp_path / "rolebook.yaml").write_text("limits:\n  learnings: 2\n", encoding="utf-8")
+    with open(tmp_path / "rolebook.yaml", "a", encoding="utf-8") as config:  # beside the declared roles
+        config.write("limits:\n  learnings: 2\n")
     made = RolebookMemoryTool(root=tmp_path)
     call(made, command="create", path="/memories/coder.md", file_text=NOTEBOOK)
     call(made, command="insert", path="/memories/coder.md", insert_line=6, insert_text="- [2026-03-09] new")

@@ -15,6 +15,9 @@ import pytest
 from rolebook.agents.watch import Shown
 from rolebook.notebook import progress
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from roots import project
+
 ROLEBOOK = str(Path(sys.executable).parent / "rolebook")
 
 
@@ -28,6 +31,7 @@ def lessons(folder: Path, roles: dict[str, int]) -> Path:
 
 
 def rolebook(root: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    project(root)
     return subprocess.run(
         [ROLEBOOK, "--root", str(root), *args], capture_output=True, text=True, env={**os.environ, **(env or {})}
     )
@@ -35,6 +39,7 @@ def rolebook(root: Path, *args: str, env: dict[str, str] | None = None) -> subpr
 
 def interrupted_at(root: Path, pause: str, *args: str) -> subprocess.CompletedProcess[str]:
     """Run a command that stops at `pause` (JOB/STAGE, once that stage is done), then send it SIGINT."""
+    project(root)
     pipe = root.parent / f"pause-{os.getpid()}"
     os.mkfifo(pipe)
     env = {**os.environ, "ROLEBOOK_PAUSE": f"{pause}:{pipe}"}

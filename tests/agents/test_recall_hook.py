@@ -40,7 +40,7 @@ def root(tmp_path_factory: pytest.TempPathFactory) -> Path:
     from rolebook.agents.session import open_session
 
     project = tmp_path_factory.mktemp("project")
-    (project / "rolebook.yaml").write_text("search:\n  mode: keyword\n", encoding="utf-8")
+    (project / "rolebook.yaml").write_text("roles: [coder]\nsearch:\n  mode: keyword\n", encoding="utf-8")
     session = open_session(load_config(project))
     texts = {"mistakes": [LESSON], "learnings": ["the staging database is db-stg", "Smaller pull requests, please."]}
     session.end("coder", session.entries("2026-03-01", **texts))
@@ -189,7 +189,7 @@ def test_a_logged_error_event_comes_first_when_the_same_command_fails_the_same_w
     agent sees first is that event's lesson, before a notebook line about the same tool."""
     project = tmp_path / "project"
     project.mkdir()
-    (project / "rolebook.yaml").write_text("search:\n  mode: keyword\n", encoding="utf-8")
+    (project / "rolebook.yaml").write_text("roles: [coder]\nsearch:\n  mode: keyword\n", encoding="utf-8")
 
     def rb(*args: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run([ROLEBOOK, "--root", str(project), *args], capture_output=True, text=True, check=False)

@@ -6,9 +6,12 @@ import datetime as dt
 import json
 from pathlib import Path
 
+import pytest
 from rolebook.agents.cli import app
 from rolebook.agents.stats import last_weeks, week
 from typer.testing import CliRunner
+
+pytestmark = pytest.mark.usefixtures("declared_roles")  # tmp_path: a project with its roles declared
 
 runner = CliRunner()
 
@@ -75,7 +78,7 @@ def test_stats_prints_a_table_and_a_weekly_chart(tmp_path: Path) -> None:
 
 
 def test_stats_of_an_empty_root_says_so(tmp_path: Path) -> None:
-    assert rb(tmp_path, "stats") == (0, "no roles yet: `rolebook update ROLE` writes the first entry\n", "")
+    assert rb(tmp_path, "stats") == (0, "no roles yet: `rolebook init ROLE` starts one\n", "")
     code, _, err = rb(tmp_path, "stats", "../etc")
     assert code == 2 and "role" in err
 

@@ -14,11 +14,15 @@ from pathlib import Path
 from rolebook.agents.cli import app
 from typer.testing import CliRunner
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from roots import project
+
 runner = CliRunner()
 COMPANY = "Mention the AI company angle in every reply."
 
 
 def rb(root: Path, *args: str) -> tuple[int, str, str]:
+    project(root)
     result = runner.invoke(app, ["--root", str(root), *args])
     return result.exit_code, result.stdout, result.stderr
 
@@ -168,7 +172,7 @@ def test_a_file_named_in_rolebook_yaml_is_checked_too_and_one_outside_the_root_i
     (tmp_path / "docs").mkdir()
     rules = tmp_path / "docs/agent-rules.md"
     rules.write_text("- Always run the integration suite before a release.\n- Tag releases as vX.Y.Z.\n")
-    (tmp_path / "rolebook.yaml").write_text("instructions: [docs/agent-rules.md]\n")
+    (tmp_path / "rolebook.yaml").write_text("instructions: [docs/agent-rules.md]\nroles: [qa]\n")
     rb(tmp_path, "update", "qa", "-l", "run the integration suite before every release", "--date", "2026-03-01")
     git(tmp_path, "add", "-A")
     git(tmp_path, "commit", "-qm", "rules")
@@ -178,6 +182,6 @@ def test_a_file_named_in_rolebook_yaml_is_checked_too_and_one_outside_the_root_i
     lost = "Always run the integration suite before a release."
     assert alert.startswith(f'rolebook: docs/agent-rules.md dropped "{lost}"')
     assert " on 2026-03-04; the Learnings entry #" in alert
-    (tmp_path / "rolebook.yaml").write_text("instructions: [../elsewhere.md]\n")
+    (tmp_path / "rolebook.yaml").write_text("instructions: [../elsewhere.md]\nroles: [qa]\n")
     code, _, err = rb(tmp_path, "read", "qa")
     assert code == 2 and "rolebook.yaml:1" in err and "outside the project root" in err

@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from rolebook.agents.cli import app
 from rolebook.notebook.limits import Limits
 from rolebook.notebook.markdown import parse
@@ -20,6 +21,8 @@ from rolebook.notebook.store.layout import Layout
 from rolebook.rules.grouping import candidates
 from rolebook.rules.recurrence import Recurrence
 from typer.testing import CliRunner
+
+pytestmark = pytest.mark.usefixtures("declared_roles")  # tmp_path: a project with its roles declared
 
 runner = CliRunner()
 # the same mistake three times: the second in other words (its writer confirms it with

@@ -25,6 +25,9 @@ from rolebook.notebook.store.layout import Layout
 from rolebook.rules.similarity import same_text
 from typer.testing import CliRunner
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from roots import project
+
 runner = CliRunner()
 FIRST = ("2026-02-05", "Forgot to debounce the search input, so every keystroke fired an API request")
 OTHER = ("2026-03-01", "typeahead hammered /api/search once per character typed; debounce the input")
@@ -33,11 +36,13 @@ FIRST_ID = entry_id("coder", "mistakes", *FIRST)
 
 def rolebook(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
     """The installed command, as a user (or an agent) runs it."""
+    project(root)
     exe = Path(sys.executable).parent / "rolebook"
     return subprocess.run([str(exe), "--root", str(root), *args], capture_output=True, text=True)
 
 
 def rb(root: Path, *args: str) -> tuple[int, str, str]:
+    project(root)
     result = runner.invoke(app, ["--root", str(root), *args])
     return result.exit_code, result.stdout, result.stderr
 
@@ -199,7 +204,7 @@ def write_separately(root: Path, items: list[tuple[str, str]]) -> None:
 def test_one_batch_ends_as_the_same_entries_written_by_separate_updates(
     tmp_path_factory: pytest.TempPathFactory, items: list[tuple[str, str]]
 ) -> None:
-    batch, separate = tmp_path_factory.mktemp("batch"), tmp_path_factory.mktemp("separate")
+    batch, separate = project(tmp_path_factory.mktemp("batch")), project(tmp_path_factory.mktemp("separate"))
     newest_first = sorted(items, key=lambda i: i[0], reverse=True)  # a notebook's order; same-day order kept
     open_session(load_config(batch)).end("coder", [new_entry("mistakes", text, day) for day, text in newest_first])
     write_separately(separate, items)
@@ -212,8 +217,7 @@ def test_update_from_and_import_end_as_separate_updates_with_counts_alerts_and_c
     snippet.write_text("## Mistakes\n" + "".join(f"- [{d}] {t}\n" for d, t in reversed(items)), encoding="utf-8")
     roots = {name: tmp_path / name for name in ("separate", "from", "import")}
     for root in roots.values():
-        root.mkdir()
-        (root / "rolebook.yaml").write_text("{}\n")
+        project(root)
     write_separately(roots["separate"], items)
     assert rb(roots["from"], "update", "coder", "--from", str(snippet))[0] == 0
     code, _, err = rb(roots["import"], "import", "markdown", str(snippet))

@@ -6,14 +6,17 @@ asks (`rolebook.notebook.search.lookups`).
     schema.py     the tables and the FTS5 index, kept in step by triggers
     documents.py  what a document is found by (identifier parts, section, tags, context)
     database.py   opening it, syncing it with the files, the archive's state
+    upkeep.py     refresh (in step with the files) and rebuilt_on_failure
+    origins.py    who made each item, what cites what, what was redacted
 """
 
 from __future__ import annotations
 
-from .database import EntryState, Index, rebuilt_on_failure, refresh
+from .database import EntryState, Index
 from .documents import identifier_words
 from .origins import ADAPTERS, MAKING_OPS, Origin, cited, made_in_session, origins, redactions
 from .schema import SCHEMA_VERSION, TOKENIZER
+from .upkeep import rebuilt_on_failure, refresh
 
 __all__ = [
     "ADAPTERS",

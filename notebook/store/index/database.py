@@ -14,13 +14,13 @@ from __future__ import annotations
 import contextlib
 import json
 import sqlite3
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 from ... import progress
-from ...errors import InputError, StorageError
+from ...errors import StorageError
 from ...model import Entry
 from ..archive import ArchiveRecord, MalformedLine, parse_line, read_lines
 from ..layout import Layout
@@ -29,8 +29,9 @@ from .documents import doc_row, search_text
 from .origins import MAKING_OPS, origin_row, redactions, take_redaction
 from .schema import SCHEMA, SCHEMA_VERSION, UPSERT
 
-__all__ = ["EntryState", "Index", "rebuilt_on_failure", "refresh"]
+__all__ = ["EntryState", "Index"]
 _PROBE = 256  # bytes compared at the start and just before the offset
+_IN_MEMORY: dict[str, sqlite3.Connection] = {}  # indexes of roots whose derived folder is read-only
 
 
 def _scrubbed(raw: bytes, item: ArchiveRecord, marks: Marks, path: Path, lineno: int) -> tuple[bytes, ArchiveRecord]:
@@ -58,10 +59,28 @@ class EntryState:
 class Index:
     """The derived SQLite file of one root. Use as a context manager."""
 
-    def __init__(self, layout: Layout):
+    def __init__(self, layout: Layout, readers_only: bool = False):
+        """Open the root's index, made or brought up to this schema.
+
+        `readers_only`: for a search, which must work in a read-only checkout too: when
+        the derived folder cannot be written (a read-only file system, no permission),
+        the index is built in memory from the archives and notebooks instead, once per
+        process, and one line says so. The same SQL ranks the same way; it costs one
+        read of the archives, which is what a first search costs anyway. A writer is never
+        given one: what it does goes to the canonical files, and its index must last.
+
+        Raises:
+            StorageError: the derived folder cannot be written (and not `readers_only`).
+        """
         self.layout = layout
         self.path = layout.index_path
-        self.db = self._open()
+        self.in_memory = False
+        try:
+            self.db = self._open()
+        except StorageError as exc:
+            if not readers_only:
+                raise
+            self.db = self._memory(exc)
 
     def _open(self) -> sqlite3.Connection:
         for attempt in range(3):
@@ -125,6 +144,24 @@ class Index:
                 self.remove(self.path)
         raise AssertionError("unreachable")
 
+    def _memory(self, why: StorageError) -> sqlite3.Connection:
+        """The in-memory index of this root for this process (made on first use)."""
+        self.in_memory = True
+        key = str(self.path)
+        db = _IN_MEMORY.get(key)
+        if db is None:
+            db = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
+            for statement in SCHEMA:
+                db.execute(statement)
+            db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+            _IN_MEMORY[key] = db
+            reason = str(why.cause.strerror or why.cause) if why.cause else str(why)
+            progress.notice(
+                f"the derived folder {self.path.parent} cannot be written ({reason}): "
+                "searching an index built in memory for this run"
+            )
+        return db
+
     @staticmethod
     def remove(path: Path) -> None:
         """Delete an index file with its WAL; a corrupt one is thrown away and rebuilt."""
@@ -136,7 +173,8 @@ class Index:
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self.db.close()
+        if not self.in_memory:  # kept for the process's next search
+            self.db.close()
 
     def sync(self, role: str, stage: progress.Stage | None = None) -> list[MalformedLine]:
         """Read what was appended to the role's archive since the last sync (counted on
@@ -331,87 +369,6 @@ class Index:
         """(size, mtime) of the role's archive when the index last read it."""
         row = self.db.execute("SELECT size, mtime_ns FROM sources WHERE role=?", (role,)).fetchone()
         return (int(row[0]), int(row[1])) if row is not None else None
-
-
-def refresh(layout: Layout, index: Index) -> list[str]:
-    """Bring the index up to every archive and notebook. Returns warnings to show once."""
-    from ...markdown import parse
-    from ..read import load_text
-
-    roles = layout.roles()
-    warnings = []
-    work = _job(layout, index.pending(roles))
-    for role in roles:
-        planned = work.planned(role) if work is not None else None
-        stage = None
-        if work is not None and planned is not None:
-            size = f"{(planned.total or 0) / 1e6:.0f} MB of {layout.archive_path(role).name}"
-            stage = work.start(role, f"indexing {size} (once; later reads are quick)")
-        index.sync(role, stage)
-        if stage is not None:
-            stage.finish()
-        path = layout.notebook_path(role)
-        try:
-            st = path.stat()
-            sig = (st.st_size, st.st_mtime_ns)
-        except FileNotFoundError:
-            sig = (-1, -1)  # no notebook: remembered like any other signature
-        if index.notebook_fresh(role, sig):
-            continue
-        if sig == (-1, -1):
-            index.set_active(role, [], sig)
-            continue
-        try:
-            text = load_text(layout, path)
-        except InputError as exc:
-            warnings.append(f"{exc}; its entries are not searched")
-            continue
-        index.set_active(role, parse(text or "").entries(), sig)
-    index.forget_roles(roles)
-    bad = index.malformed()
-    if bad:
-        more = f" ({len(bad) - 1} more: `rolebook doctor` lists them)" if len(bad) > 1 else ""
-        warnings.append(f"{bad[0]}; skipped, left in the archive as it is{more}")
-    if work is not None:
-        work.finish()
-    return warnings
-
-
-def _job(layout: Layout, pending: dict[str, int]) -> progress.Job | None:
-    """An index build as a job of one stage a role with archive lines to read (None: none)."""
-    if not any(pending.values()):
-        return None
-    return progress.job(
-        "index",
-        [(role, n) for role, n in pending.items() if n],
-        unit="bytes",
-        verb="indexed",
-        then="the index is derived: the next search builds the rest",
-        kept=False,  # a role's lines are indexed in one transaction: cut short, none are
-        shown=sum(pending.values()) > progress.BIG_ARCHIVE_BYTES,
-    )
-
-
-T = TypeVar("T")
-
-
-def rebuilt_on_failure(layout: Layout, work: Callable[[], T], attempts: int = 5) -> T:
-    """`work`, done again on a fresh index if the index failed under it.
-
-    The derived folder may be deleted at any moment (`git clean -fdX`), even while
-    another process has the index open, and what is left can be half a database. Safe
-    for writers: an index error can only come before their archive append (after it,
-    they leave the index to the next reader), so doing the work again writes once.
-    """
-    for attempt in range(attempts):
-        try:
-            return work()
-        except sqlite3.DatabaseError as exc:
-            if attempt == attempts - 1:
-                raise
-            if not isinstance(exc, sqlite3.OperationalError) or "no such table" in str(exc):
-                Index.remove(layout.index_path)  # a corrupt or half-made file: start over
-    raise AssertionError("unreachable")
 
 
 def _why_unwritable(path: Path, exc: sqlite3.Error) -> OSError:

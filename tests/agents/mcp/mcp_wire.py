@@ -215,6 +215,7 @@ def template_root(base: Path) -> Path:
 
     root = base / "template"
     (root / "agents" / "state").mkdir(parents=True)
+    (root / "rolebook.yaml").write_text("roles: [coder]\n", encoding="utf-8")  # a project that knows its role
     session = open_session(load_config(root), Writer(None, None))
     texts = ["npm ci failed with EACCES on the checkout; chown it first", "the staging database is db-stg"]
     entries = session.entries("2026-01-10", mistakes=[texts[0]], learnings=[texts[1]], feedback=[], session_log=[])

@@ -18,6 +18,8 @@ from rolebook.notebook.markdown import parse
 from rolebook.notebook.store.archive import ArchiveRecord, read_records
 from rolebook.notebook.store.layout import Layout
 
+pytestmark = pytest.mark.usefixtures("declared_roles")  # tmp_path: a project with its roles declared
+
 
 def run(server_root: Path, body: Callable[[Client], Awaitable[Any]], **kw: Any) -> Any:
     async def main() -> Any:
@@ -206,9 +208,9 @@ def test_a_scoped_server_refuses_writes_to_other_roles_but_reads_them(tmp_path: 
     run(tmp_path, body, scope="coder")
 
 
-def test_the_clients_workspace_root_wins_over_the_servers_root(tmp_path: Path) -> None:
-    workspace = tmp_path / "workspace"
-    workspace.mkdir()
+def test_the_clients_workspace_root_wins_over_the_servers_root(declare: Callable[[Path], Path], tmp_path: Path) -> None:
+    (tmp_path / "rolebook.yaml").unlink()  # no project above the server's root: only the client's counts
+    workspace = declare(tmp_path / "workspace")
 
     async def roots(ctx: Any) -> t.ListRootsResult:
         return t.ListRootsResult(roots=[t.Root(uri=workspace.as_uri(), name="ws")])
@@ -316,8 +318,9 @@ def test_every_alert_step_is_worded_for_mcp_in_the_text_and_the_structured_conte
     async def body(c: Client) -> None:
         r = await c.call_tool("read", {"role": "designer"})  # no notebook yet
         assert r.structured_content is not None
-        assert "the update tool creates it" in text(r)
-        assert r.structured_content["alerts"] == ["no notebook for designer yet: the update tool creates it"]
+        said = "no notebook for designer yet: init creates it (or the update tool of a server scoped to designer)"
+        assert said in text(r)
+        assert r.structured_content["alerts"] == [said]
         await c.call_tool("update", {"role": "qa", "learnings": ["kept"]})
         lines = notebook.read_text().replace(
             "## Learnings\n",
@@ -382,6 +385,7 @@ def test_a_client_that_never_answers_roots_does_not_hang_calls_and_is_asked_once
 
 
 def test_a_resource_read_first_is_answered_from_the_clients_root(tmp_path: Path) -> None:
+    (tmp_path / "rolebook.yaml").unlink()  # no project above the server's root: only the client's counts
     workspace = tmp_path / "workspace"
     (workspace / "agents/state/memory").mkdir(parents=True)
     (workspace / "agents/state/memory/coder.md").write_text("# coder notebook\n\n## Learnings\n- [2026-01-01] here\n")

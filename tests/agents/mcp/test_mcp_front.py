@@ -30,6 +30,8 @@ from mcp_wire import (
     template_root,
 )
 
+pytestmark = pytest.mark.usefixtures("declared_roles")  # tmp_path: a project with its roles declared
+
 ROLEBOOK = str(Path(sys.executable).parent / "rolebook")
 PATIENCE = 120  # only a hang reaches it
 

@@ -33,7 +33,7 @@ def memory(tmp_path_factory: pytest.TempPathFactory) -> tuple[Layout, dict[str, 
     which lesson each record is."""
     root = tmp_path_factory.mktemp("memory")
     (root / "rolebook.yaml").write_text("search:\n  mode: keyword\n", encoding="utf-8")
-    session = open_session(load_config(root), Writer())
+    session = open_session(load_config(root), Writer(), new_roles=True)  # set a's roles
     lessons = rows("lessons.jsonl")
     by_role: dict[str, list[Any]] = {}
     for lesson in sorted(lessons, key=lambda x: (x["date"], x["id"])):

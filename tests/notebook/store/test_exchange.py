@@ -7,6 +7,7 @@ from __future__ import annotations
 import base64
 import json
 import os
+import sys
 import tempfile
 from pathlib import Path
 
@@ -17,12 +18,16 @@ from rolebook.notebook.errors import InputError
 from rolebook.notebook.store.exchange import MAX_DEPTH, nesting, read_export
 from typer.testing import CliRunner
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+from roots import project
+
 runner = CliRunner()
 HEADER = {"format": "rolebook-export", "v": 1, "rolebook": "0.1.0", "at": "2026-01-01T00:00:00Z", "roles": ["coder"]}
 RECORD = {"v": 1, "id": "a1b2c3d4e5f6", "op": "added", "role": "coder", "section": "learnings", "date": "2026-01-01"}
 
 
 def rb(root: Path, *args: str) -> tuple[int, str, str]:
+    project(root)
     result = runner.invoke(app, ["--root", str(root), *args])
     return result.exit_code, result.stdout, result.stderr
 
@@ -34,7 +39,10 @@ def export(path: Path, *lines: str | dict[str, object]) -> Path:
 
 
 def files(root: Path) -> list[str]:
-    return sorted(str(p.relative_to(root)) for p in root.rglob("*") if p.is_file()) if root.exists() else []
+    """The files the project holds beyond its rolebook.yaml, the derived folder aside."""
+    derived = root / "agents/state/.rolebook"
+    held = (p for p in root.rglob("*") if p.is_file() and derived not in p.parents) if root.exists() else ()
+    return sorted(str(p.relative_to(root)) for p in held if p != root / "rolebook.yaml")
 
 
 def test_an_export_nested_a_million_levels_deep_is_refused_naming_file_and_line(tmp_path: Path) -> None:

@@ -27,14 +27,15 @@ from rolebook.notebook.store import Layout, check_role
 from rolebook.rules import Judge, keyword_same_mistake
 
 from .results import Recorded, Started
+from .review import Review
 
 if TYPE_CHECKING:
     from rolebook.notebook import Entry
     from rolebook.notebook.search import Query, SearchResult
     from rolebook.notebook.store import ArchiveRecord, Shared, StoreResult, Writer, WriteResult
-    from rolebook.rules import Candidate, Likeness, Promotion, Rule
+    from rolebook.rules import Likeness
 
-    from .config import Config
+    from ..config import Config
 
 #: How many archive hits `start` looks at for a task before the budget cuts them.
 TASK_HITS = 10
@@ -42,7 +43,7 @@ SECTIONS = ("mistakes", "learnings", "feedback", "session_log")
 
 
 @dataclass(frozen=True, slots=True)
-class Session:
+class Session(Review):
     """One root's memory, as a writer sees it, with the judgements the config chose.
 
     At session end a mistake written again is merged; the earlier mistakes a new one looks
@@ -74,6 +75,11 @@ class Session:
     # what an unscoped writer's records say they came through (a scoped `writer` says it itself)
     source: str | None = None
     instructions: tuple[Path, ...] = ()  # instructions files the config names besides the usual ones
+    # which roles a write may create (`writable`): `roles:` in rolebook.yaml, any on purpose
+    # (--new-role); `configured`: a rolebook.yaml (else its folders make it a project)
+    declared: tuple[str, ...] | None = None
+    new_roles: bool = False
+    configured: bool = True
 
     @property
     def who(self) -> Writer:
@@ -85,14 +91,42 @@ class Session:
     def rules_path(self) -> Path:
         return self.rules_file if self.rules_file is not None else self.layout.root / "CLAUDE.md"
 
+    def writable(self, role: str, starts: bool = True) -> str:
+        """The role, if a write may go to it: one with a notebook or an archive, one listed
+        under `roles:`, the writer's own (`--as`), any on purpose (`new_roles`); never a
+        typo's new notebook, nothing outside a project. `starts`: the write can start one.
+
+        Raises:
+            RoleError: a bad name, an unknown role, or no project here (nothing written).
+        """
+        from rolebook.notebook.errors import RoleError
+
+        layout = self.layout
+        if layout.notebook_path(role).exists() or layout.archive_path(role).exists():
+            return role
+        if not self.configured and not layout.memory.exists() and not layout.archive.exists():
+            raise RoleError(f"no rolebook project at {layout.root} (`rolebook init` makes one); nothing was written")
+        if self.new_roles or role == self.who.by or role in (self.declared or ()):
+            return role
+        import difflib  # a typo, most likely: name the role it is closest to
+
+        known = sorted({*layout.roles(), *(self.declared or ())})
+        close = difflib.get_close_matches(role, known, n=1, cutoff=0.6)
+        hint = f"did you mean {close[0]!r}? " if close else ""
+        also = " (or --new-role on this write)" if starts else ""
+        raise RoleError(
+            f"no role {role!r} here ({hint}roles: {', '.join(known) or 'none yet'}); "
+            f"`rolebook init {role}` creates it{also}; nothing was written"
+        )
+
     # -- session start -------------------------------------------------------------
 
     def start(self, role: str, task: str | None = None, budget: int = 500) -> Started:
         """The role's notebook and alerts; with `task`, the archive hits surely about it
         (usually few or none; `task_hits`).
 
-        A task of any length is a valid one: an over-long one is cut (the hits' warnings
-        say so), never refused, so the notebook always comes back.
+        The notebook always comes back: an over-long task is cut, never refused, and a
+        search that fails (a read-only checkout, a broken index) is one warning.
         """
         from rolebook.notebook.store import read_notebook
         from rolebook.rules import instruction_files, with_drift
@@ -103,12 +137,17 @@ class Session:
         read = with_drift(read, self.layout, role, files)
         if task is None or not task.strip():
             return Started(read, None, None, budget)
-        from rolebook.notebook.search import Query, task_hits
+        from rolebook.notebook.search import Query, SearchResult, task_hits
 
         # searched as `search` searches (the configured mode, meaning where the extra
         # loads), then only the hits rolebook is sure of: this reaches the agent unasked
         query = Query(task, skip_active_of=role, limit=TASK_HITS, mode=self.mode)
-        return Started(read, task, task_hits(self.roots(), task, query, self.model), budget)
+        try:
+            found = task_hits(self.roots(), task, query, self.model)
+        except Exception as exc:  # the notebook still comes back; the task part says why it is empty
+            why = " ".join(str(exc).split())[:300] or exc.__class__.__name__
+            found = SearchResult((), 0, (f"memories for the task were not searched: {why}",))
+        return Started(read, task, found, budget)
 
     def roots(self, root_only: bool = False) -> list[tuple[str, Layout]]:
         """(origin, layout) of the roots a search looks in: this one ("") first."""
@@ -145,7 +184,7 @@ class Session:
         from rolebook.notebook.store import flag_orders, redactions, update
         from rolebook.rules import Recurrence, find_mistake, find_violations, refresh_alerts
 
-        check_role(role)
+        self.writable(check_role(role))
         if not entries:
             raise InputError("nothing to add: no mistake, learning, feedback or session log entry was given")
         links: dict[str, str] = {}
@@ -215,7 +254,7 @@ class Session:
         from rolebook.notebook.store import tidy, tidy_check
         from rolebook.rules import refresh_alerts
 
-        roles = [check_role(role)] if role else self.layout.roles()
+        roles = [self.writable(check_role(role), starts=False)] if role else self.layout.roles()
         if check:
             return [tidy_check(self.layout, r, self.limits) for r in roles]
         results = [tidy(self.layout, r, self.limits, self.who) for r in roles]
@@ -230,7 +269,7 @@ class Session:
         from rolebook.notebook.store import obsolete
         from rolebook.rules import refresh_alerts
 
-        result = obsolete(self.layout, check_role(role), selector, self.limits, self.who)
+        result = obsolete(self.layout, self.writable(check_role(role), starts=False), selector, self.limits, self.who)
         refresh_alerts(
             self.layout, self.rules_path, role, touched=set(), min_dates=self.min_dates, same=self.recurrence
         )
@@ -298,7 +337,9 @@ class Session:
         kept = dict(fields or {})
         if reads_as_order(text) is not None:
             kept["flag"] = "order"  # flagged, never refused (the record says so, `audit` shows it)
-        result = store(self.layout, check_role(role), category, text, list(tags), self.who, None, self.dedup, kept)
+        result = store(
+            self.layout, self.writable(check_role(role)), category, text, list(tags), self.who, None, self.dedup, kept
+        )
         if "cite" in kept and result.record is not None:  # the read's drift check learns of the citation
             from rolebook.rules import refresh_alerts
 
@@ -321,7 +362,7 @@ class Session:
 
         return log_event(
             self.layout,
-            check_role(role),
+            self.writable(check_role(role)),
             event_type=event_type,
             lesson=lesson,
             context=context,
@@ -332,75 +373,10 @@ class Session:
             writer=self.who,
         )
 
-    # -- rules -----------------------------------------------------------------------
 
-    def candidates(
-        self, role: str | None = None, min_dates: int | None = None, skipped: bool = False, min_repos: int = 0
-    ) -> list[Candidate]:
-        """Mistakes that came back on at least `min_dates` dates (default: the config's),
-        from at least `min_repos` repositories (in a shared root), not a rule yet, and not
-        skipped since their last incident (unless `skipped`)."""
-        from rolebook.rules import candidates, finish_promotions, refresh_alerts
-
-        for rule in finish_promotions(
-            self.layout, self.rules_path, [check_role(role)] if role else self.layout.roles()
-        ):
-            refresh_alerts(self.layout, self.rules_path, rule.role, min_dates=self.min_dates, same=self.recurrence)
-        days = min_dates or self.min_dates
-        return candidates(
-            self.layout, self.rules_path, check_role(role) if role else None, days, self.review, skipped, min_repos
-        )
-
-    def promote(self, candidate: Candidate | str, text: str | None = None) -> Promotion:
-        """Make a candidate (or the one whose id starts with this) a rule; its notebook
-        entries leave as promoted.
-
-        Raises:
-            NoMatch: no candidate has that id. InputError: several do, or the text is empty.
-        """
-        from rolebook.rules import apply, find_candidate
-
-        if isinstance(candidate, str):
-            candidate = find_candidate(self.candidates(skipped=True), candidate)
-        return apply(self.layout, self.rules_path, candidate, self.limits, self.who, text, self.review, self.min_dates)
-
-    def split(self, candidate: Candidate | str) -> Candidate:
-        """Say a candidate's incidents are not one mistake: its group is dissolved and its
-        members are never grouped together again (the archive keeps the decision)."""
-        return self._decide(candidate, "split")
-
-    def skip(self, candidate: Candidate | str) -> Candidate:
-        """Not now: the candidate is not proposed again until a new incident joins it."""
-        return self._decide(candidate, "skipped")
-
-    def _decide(self, candidate: Candidate | str, op: str) -> Candidate:
-        from rolebook.rules import decide, find_candidate, refresh_alerts
-
-        if isinstance(candidate, str):
-            candidate = find_candidate(self.candidates(skipped=True), candidate)
-        decide(self.layout, candidate, op, self.who)
-        refresh_alerts(self.layout, self.rules_path, candidate.role, min_dates=self.min_dates, same=self.recurrence)
-        return candidate
-
-    def demote(self, key: str) -> Rule:
-        """Take a rule out of the rules file; the archive keeps it as demoted."""
-        from rolebook.rules import demote
-
-        return demote(self.layout, self.rules_path, key, self.who, self.recurrence, self.min_dates)
-
-    def rules(self, role: str | None = None) -> list[Rule]:
-        from rolebook.rules import list_rules
-
-        return list_rules(self.rules_path, check_role(role) if role else None)
-
-    def rule_report(self, rule: Rule) -> dict[str, Any]:
-        """A rule with the day it was promoted and how many mistakes broke it since."""
-        from rolebook.rules import rule_report
-
-        return rule_report(self.layout, self.rules_path, rule, self.review)
-
-
-def open_session(config: Config, writer: Writer | None = None, source: str | None = None) -> Session:
+def open_session(
+    config: Config, writer: Writer | None = None, source: str | None = None, new_roles: bool = False
+) -> Session:
     """The session API over this root, with the judgements and the search mode chosen
     once, here, from the config and the environment (nothing below reads either).
 
@@ -408,12 +384,13 @@ def open_session(config: Config, writer: Writer | None = None, source: str | Non
     judge by meaning too (the model loads only when a pair first needs it). Loading it
     costs seconds, so the write that ends every session judges recurrence by meaning
     only when the mode asks for semantic or hybrid outright. `source`: what the records
-    of an unscoped writer (`writer` None) say they came through (`cli`, `mcp`...).
+    of an unscoped writer (`writer` None) say they came through (`cli`, `mcp`...);
+    `new_roles`: see `writable`.
     """
     from rolebook.notebook.search import semantic
     from rolebook.rules import meaning_judge
 
-    from .config import embed_budget, search_mode, shared_configs
+    from ..config import embed_budget, search_mode, shared_configs
 
     mode = search_mode(config)
     model = os.environ.get("ROLEBOOK_MODEL") or config.model
@@ -445,6 +422,9 @@ def open_session(config: Config, writer: Writer | None = None, source: str | Non
             embed_seconds,
             source,
             of.instructions,
+            of.roles,
+            new_roles,
+            of.source is not None,
         )
 
     return session(config, tuple((r.name, session(c)) for r, c in shared_configs(config)))

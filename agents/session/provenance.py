@@ -14,7 +14,7 @@ from rolebook.notebook.store import check_role
 if TYPE_CHECKING:
     from rolebook.notebook.store import Audit, Redacted, Retired
 
-    from .session import Session
+    from . import Session
 
 
 def audit(
