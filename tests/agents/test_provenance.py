@@ -196,6 +196,21 @@ def test_an_export_made_before_a_redaction_does_not_bring_the_text_back_in(tmp_p
     assert files_holding(tmp_path, SECRET) == []
 
 
+def test_redact_rewrites_and_names_only_the_files_that_held_the_text(tmp_path: Path) -> None:
+    rb(tmp_path, "init", "coder", "designer")
+    rb(tmp_path, "update", "coder", "-l", f"the vendor portal code word is {SECRET}; ask ops")
+    rb(tmp_path, "update", "designer", "-l", "the die-cut needs one continuous shape")
+    other = [tmp_path / "agents/state/archive/designer.jsonl", tmp_path / "agents/state/memory/designer.md"]
+    before = [(p.read_bytes(), p.stat().st_mtime_ns, p.stat().st_ino) for p in other]
+    (rid,) = ids(rb(tmp_path, "search", "vendor portal")[1])
+    code, out, _ = rb(tmp_path, "redact", f"#{rid}", "--text", SECRET, "--json")
+    assert code == 0 and sorted(json.loads(out)["files"]) == [
+        "agents/state/archive/coder.jsonl",
+        "agents/state/memory/coder.md",
+    ]
+    assert [(p.read_bytes(), p.stat().st_mtime_ns, p.stat().st_ino) for p in other] == before
+
+
 def test_redact_is_refused_for_another_role_and_for_a_part_the_item_does_not_hold(tmp_path: Path) -> None:
     rb(tmp_path, "update", "coder", "-l", "the code word is swordfish-42")
     (rid,) = ids(rb(tmp_path, "search", "code word")[1])

@@ -108,9 +108,10 @@ def _rewrite(
     target = str(item["id"])
     marks = [mark]
     files: list[str] = []
-    held: dict[str, set[str]] = {}  # role -> ids whose archive lines hold the text
+    held: dict[str, set[str]] = {}  # role -> ids whose archive lines hold the text (none: not rewritten)
     for role in layout.roles():
-        held[role] = _ids_holding(layout.archive_path(role), removed)
+        if ids := _ids_holding(layout.archive_path(role), removed):
+            held[role] = ids
     notebooks: dict[str, tuple[str, Notebook, dict[str, Entry]]] = {}
     met: dict[str, Entry] = {}  # entries of the notebooks that held it, by id
     for role in layout.roles():
