@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import os
 import sys
 from pathlib import Path
 from typing import Annotated, Any
@@ -161,9 +162,11 @@ def export_cmd(
                 "export --format claude-agent-memory takes one --role and a folder, e.g. "
                 "--role coder .claude/agent-memory/coder"
             )
+        from ..importers.claude import INDEX
         from ..importers.exports import export_agent_memory
 
         _not_our_file(folder, config)
+        _not_our_file(folder / INDEX, config)
         written = export_agent_memory(layout, check_role(role[0]), folder)
         sys.stderr.write(f"rolebook: wrote {written}\n")
         return
@@ -261,7 +264,14 @@ def report_cmd(
 
 def _not_our_file(output: Path, config: Any) -> None:
     """Raises InputError when `output` is one of rolebook's own files or folders (an export
-    written over an archive would replace it)."""
+    written over an archive would replace it), or OutsideRoot when a path named inside the
+    project resolves outside it (a symlink a cloned repository carries, such as
+    rolebook-report.html -> ~/.bashrc). A path named outside the project is the user's."""
+    from rolebook.notebook.store import inside
+
+    named = Path(os.path.abspath(output))
+    if named.is_relative_to(config.root) or named.is_relative_to(config.root.resolve()):
+        inside(config.root, output)
     real = output.resolve()
     layout = config.layout
     own = [layout.memory, layout.archive, layout.derived]

@@ -1,5 +1,6 @@
 """Nothing rolebook writes outside its stores goes through a symlink that leaves the project:
-`integrate` for every agent CLI, `init`, the rules file, shared roots. A cloned repository
+`integrate` for every agent CLI, `init`, the rules file, shared roots, and the files `report`
+and `export` write in the project (one named outside it is the user's). A cloned repository
 can carry such a link; it must never make rolebook edit a user's global settings."""
 
 from __future__ import annotations
@@ -246,3 +247,37 @@ def test_a_derived_folder_that_is_a_symlink_out_is_refused_and_nothing_there_is_
     code, _, err = rb(project, *args)
     assert code == 2 and "the derived folder" in err and "outside the root" in err, err
     assert snapshot(home) == before
+
+
+@pytest.mark.parametrize(
+    ("name", "args"),
+    [
+        ("rolebook-report.html", ["report"]),
+        ("backup.jsonl", ["export", "-o", "backup.jsonl"]),
+        ("memory/MEMORY.md", ["export", "--format", "claude-agent-memory", "--role", "coder", "memory"]),
+    ],
+)
+def test_report_and_export_refuse_a_file_in_the_project_that_is_a_symlink_out(
+    places: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch, name: str, args: list[str]
+) -> None:
+    project, home = places
+    rb(project, "init", "coder")
+    rb(project, "update", "coder", "-l", "pin node to 20 in CI")
+    (home / "bashrc").write_text("export PATH=~/bin:$PATH\n")
+    (project / name).parent.mkdir(parents=True, exist_ok=True)
+    (project / name).symlink_to(home / "bashrc")
+    monkeypatch.chdir(project)  # the default report and relative names are of the folder one is in
+    before = snapshot(home)
+    code, _, err = rb(project, *args)
+    refused(code, err, Path(name))
+    assert snapshot(home) == before
+
+
+def test_report_and_export_write_a_file_named_outside_the_project_as_asked(places: tuple[Path, Path]) -> None:
+    project, home = places
+    rb(project, "init", "coder")
+    rb(project, "update", "coder", "-l", "pin node to 20 in CI")
+    assert rb(project, "report", "-o", str(home / "report.html"))[0] == 0
+    assert rb(project, "export", "-o", str(home / "backup.jsonl"))[0] == 0
+    assert "pin node to 20 in CI" in (home / "backup.jsonl").read_text()
+    assert (home / "report.html").read_text().startswith("<!DOCTYPE html>")
