@@ -19,7 +19,7 @@ from typing import Any
 from rolebook.notebook import InputError
 from rolebook.notebook.model import is_role
 
-from .common import Source
+from .common import Source, not_a_source
 from .memfiles import MemoryFile, blocks, dated, day_of, entry, one_line, read_file, section_of, stored
 
 FORMAT = "claude-memory"
@@ -58,7 +58,7 @@ def _folders(path: Path) -> list[tuple[Path, str | None]]:
     if path.is_file():
         return [(path, _role_of(path.parent))]
     if not path.is_dir():
-        raise InputError(f"{path}: no such file or folder")
+        raise not_a_source(path)
     if not any(path.glob("*.md")) and (path / "memory").is_dir():
         path = path / "memory"  # ~/.claude/projects/<project>/
     if any(path.glob("*.md")):

@@ -20,7 +20,7 @@ from typing import Any
 
 from rolebook.notebook import InputError
 
-from .common import Source
+from .common import Source, not_a_source
 from .memfiles import MemoryFile, blocks, category_of, day_of, entry, one_line, read_file, section_of, stored
 
 CODEX = "codex-memory"
@@ -68,7 +68,7 @@ def _markdown(path: Path, expected: str) -> list[Path]:
     if path.is_file():
         return [path]
     if not path.is_dir():
-        raise InputError(f"{path}: no such file or folder")
+        raise not_a_source(path)
     files = sorted(p for p in path.rglob("*.md") if p.is_file())
     if not files:
         raise InputError(f"{path}: no markdown files here (expected {expected})")

@@ -137,11 +137,19 @@ def _records(path: Path, f: Any, source: Source) -> Iterator[tuple[str, dict[str
         yield where, obj
 
 
+def not_a_source(path: Path) -> InputError:
+    """The error for a source that is neither a file nor a folder: missing, or a pipe or a
+    device (never opened: a pipe with no writer would hang the import)."""
+    if path.exists():
+        return InputError(f"{path}: not a regular file or folder (a pipe or a device); nothing was read")
+    return InputError(f"{path}: no such file or folder")
+
+
 def files_of(path: Path, pattern: str, source: Source) -> list[Path]:
     if path.is_file():
         return [path]
     if not path.is_dir():
-        raise InputError(f"{path}: no such file or folder")
+        raise not_a_source(path)
     found = sorted(p for p in path.rglob(pattern) if p.is_file() and ".rolebook" not in p.parts)
     if not found:
         raise InputError(f"{path}: no {pattern} files in this folder")

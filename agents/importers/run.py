@@ -25,6 +25,7 @@ from rolebook.notebook.store import (
 
 from ..session import Session
 from . import READERS, Item, Source
+from .common import not_a_source
 
 
 @dataclass(slots=True)
@@ -111,8 +112,8 @@ def run(session: Session, fmt: str, path: Path, role: str | None, dry_run: bool,
     """
     import tempfile
 
-    if not path.exists():
-        raise InputError(f"{path}: no such file or folder")
+    if not (path.is_file() or path.is_dir()):
+        raise not_a_source(path)
     if fmt == "rolebook":
         return _run_export(session, path, role, dry_run, skip_bad)
     with tempfile.TemporaryFile() as spool:

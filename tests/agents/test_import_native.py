@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 from rolebook.agents.cli import app
+from rolebook.agents.importers import READERS
 from typer.testing import CliRunner
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -280,3 +281,23 @@ def test_export_refuses_to_replace_a_memory_it_has_not_imported(tmp_path: Path) 
 def test_export_to_a_subagent_memory_needs_one_role_and_a_folder(tmp_path: Path) -> None:
     code, _, err = rb(tmp_path, "export", "--format", "claude-agent-memory", str(tmp_path / "x"))
     assert code == 2 and "one --role and a folder" in err
+
+
+@pytest.mark.parametrize("fmt", [*sorted(READERS), "rolebook"])
+def test_a_pipe_given_as_the_source_is_refused_unread_and_never_hangs(tmp_path: Path, fmt: str) -> None:
+    """A named pipe with no writer would block an open() for good: it is named and refused."""
+    import subprocess
+
+    root = project(tmp_path / "root")
+    pipe = tmp_path / "memory.md"
+    os.mkfifo(pipe)
+    exe = Path(sys.executable).parent / "rolebook"
+    done = subprocess.run(
+        [str(exe), "--root", str(root), "import", fmt, str(pipe), "--role", "coder"],
+        capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert (
+        done.returncode == 2
+        and done.stderr == f"rolebook: {pipe}: not a regular file or folder (a pipe or a device); nothing was read\n"
+    )
+    assert not (root / "agents/state/archive").exists() and not (root / "agents/state/memory").exists()
