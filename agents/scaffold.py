@@ -84,10 +84,13 @@ def init(root: Path, roles: list[str]) -> InitResult:
         config = load_config(root)
     for path, text in made:
         _create(path, text, result, spare)
-    _ensure_line(attributes, f"{_rel(config, layout.archive)}/*.jsonl merge=union", result, spare)
-    _ensure_line(attributes, f"{_rel(config, layout.memory)}/*.md merge=rolebook", result, spare)
+    merges = [
+        f"{_rel(config, layout.archive)}/*.jsonl merge=union",
+        f"{_rel(config, layout.memory)}/*.md merge=rolebook",
+    ]
+    _ensure_lines(attributes, merges, result, spare)
     _register_merge_driver(root, result)
-    _ensure_line(ignore, f"/{_rel(config, layout.derived)}/", result, spare)
+    _ensure_lines(ignore, [f"/{_rel(config, layout.derived)}/"], result, spare)
     return result
 
 
@@ -142,18 +145,21 @@ def _create(path: Path, text: str, result: InitResult, spare: Path | None) -> No
     result.created.append(_display(path, result.root))
 
 
-def _ensure_line(path: Path, line: str, result: InitResult, spare: Path | None) -> None:
-    """Add `line` to a text file unless it is there, keeping the file's line endings."""
+def _ensure_lines(path: Path, lines: list[str], result: InitResult, spare: Path | None) -> None:
+    """Add to a text file, in one write, those of `lines` it does not hold yet, keeping the
+    file's line endings."""
     try:
         text = path.read_bytes().decode("utf-8")
     except FileNotFoundError:
-        _create(path, line + "\n", result, spare)
+        _create(path, "".join(line + "\n" for line in lines), result, spare)
         return
-    if line in (ln.strip() for ln in text.splitlines()):
+    held = {ln.strip() for ln in text.splitlines()}
+    missing = [line for line in lines if line not in held]
+    if not missing:
         return
     newline = "\r\n" if "\r\n" in text else "\n"
     sep = "" if not text or text.endswith(("\n", "\r")) else newline
-    atomic_write(path, (text + sep + line + newline).encode("utf-8"), spare)
+    atomic_write(path, (text + sep + "".join(line + newline for line in missing)).encode("utf-8"), spare)
     result.updated.append(_display(path, result.root))
 
 

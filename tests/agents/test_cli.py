@@ -49,6 +49,8 @@ def test_init_writes_everything_once_and_a_second_run_changes_no_byte(tmp_path: 
     )
     assert files[".gitignore"] == b"/agents/state/.rolebook/\n"
     assert "created agents/state/memory/coder.md" in out
+    named = [line.split(" ", 1)[1] for line in out.splitlines() if line.startswith(("created ", "updated "))]
+    assert sorted(named) == sorted(set(named)) == sorted(set(files) - {"rolebook.yaml"})  # each named once
     code, out, _ = rb(tmp_path, "init", "coder", "designer")
     assert (code, tree(tmp_path)) == (0, files)
     assert "nothing to do" in out
@@ -58,6 +60,12 @@ def test_init_appends_to_existing_git_files_keeping_their_line_endings(tmp_path:
     (tmp_path / ".gitignore").write_bytes(b"node_modules/\r\n*.log")
     rb(tmp_path, "init")
     assert (tmp_path / ".gitignore").read_bytes() == b"node_modules/\r\n*.log\r\n/agents/state/.rolebook/\r\n"
+    (tmp_path / ".gitattributes").write_bytes(b"*.png binary\r\nagents/state/archive/*.jsonl merge=union")
+    code, out, _ = rb(tmp_path, "init")
+    assert code == 0 and (tmp_path / ".gitattributes").read_bytes() == (
+        b"*.png binary\r\nagents/state/archive/*.jsonl merge=union\r\nagents/state/memory/*.md merge=rolebook\r\n"
+    )
+    assert out.count("updated .gitattributes") == 1
 
 
 def test_init_refuses_a_bad_role_before_writing_anything(tmp_path: Path) -> None:
