@@ -86,7 +86,9 @@ def _partly(ready: int, left: int) -> str:
 
 def keyword_scores(index: Index, query: Query) -> dict[str, float]:
     """Entry id -> the keyword side of hybrid: BM25 relative to the best keyword match,
-    times the share of the query's words the document holds, squared (`coverage`)."""
+    times the share of the query's words the document holds, squared (`coverage`). A
+    document holds what it is found by: its text, and its tags, context and command (an
+    event's context is where its failure is said: `log --context`)."""
     found = keyword_search(index, query)
     ranked = found.ranked().scores if found is not None else []
     if not ranked:
@@ -95,7 +97,7 @@ def keyword_scores(index: Index, query: Query) -> dict[str, float]:
     ids = lookups.ids_of(index, [r for r, _ in ranked])
     words = query_words(query.text)
     best = ranked[0][1]
-    return {ids[r]: score / best * coverage(words, texts[r][0]) ** COVERAGE_POWER for r, score in ranked}
+    return {ids[r]: score / best * coverage(words, " ".join(texts[r])) ** COVERAGE_POWER for r, score in ranked}
 
 
 def coverage(words: list[str], text: str) -> float:

@@ -129,6 +129,18 @@ def test_a_paraphrase_is_found_by_meaning_only(tmp_path: Path) -> None:
     assert code == 1 and out == ""  # unrelated: below the floor, still "no match"
 
 
+def test_hybrid_counts_the_words_of_an_events_context_not_only_its_lesson(tmp_path: Path) -> None:
+    """A logged event's failure is said in its context (`log --context`); its lesson alone
+    ("check ownership first") shares no word with a query about that failure."""
+    rb(tmp_path, "update", "coder", "-l", "npm ci needs package-lock.json committed")
+    rb(tmp_path, "store", "coder", "rejected_designs", "floating speech bubble")
+    context = "npm install failed with EACCES"
+    rb(tmp_path, "log", "coder", "--type", "error", "--context", context, "--lesson", "check ownership first")
+    for mode in ("keyword", "hybrid"):
+        code, out, _ = rb(tmp_path, "search", "npm EACCES", "--mode", mode, "--json")
+        assert code == 0 and json.loads(out)["hits"][0]["text"] == "check ownership first", mode
+
+
 def test_past_the_floor_the_best_are_shown_even_below_it(tmp_path: Path) -> None:
     """The floor says whether a query matches at all; once one document reaches it, the
     best `--limit` are shown (a hard floor cut answers that share no words with the query)."""
