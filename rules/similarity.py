@@ -99,16 +99,22 @@ def stem(word: str) -> str:
     return word
 
 
-@lru_cache(maxsize=4096)
-def content_words(text: str) -> frozenset[str]:
-    """The words of a text that say what it is about, stemmed."""
-    out = set()
+def plain_words(text: str) -> list[str]:
+    """The words of a text that say what it is about, as written (lowercase, common
+    abbreviations spelled out): no stop words, none of the generic words of a mistake."""
+    out = []
     for word in _WORD.findall(text.lower()):
         word = _ALIASES.get(word, word)
         if word in _STOP or word in _GENERIC or (len(word) < 2 and not word.isdigit()):
             continue
-        out.add(stem(word))
-    return frozenset(out)
+        out.append(word)
+    return out
+
+
+@lru_cache(maxsize=4096)
+def content_words(text: str) -> frozenset[str]:
+    """The words of a text that say what it is about, stemmed."""
+    return frozenset(stem(word) for word in plain_words(text))
 
 
 def name_differs(a: str, b: str) -> bool:

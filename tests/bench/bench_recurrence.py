@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Any
 
 import benchdocs
+from recurrence_keywords import fit_keywords, floor_for
 
 ABOUT = """Recurrence (is a new mistake one written before?) on the labelled pairs and families of
 tests/fixtures/recurrence (pairs over our own texts and over the shared corpus's real lessons;
@@ -147,9 +148,10 @@ def family_outcomes(f: dict[str, Any]) -> Iterator[str]:
         root.close()
 
 
-def mixed_outcomes(families: list[dict[str, Any]]) -> Iterator[tuple[str, str]]:
-    """(family kind, outcome) of each later item, every family of a role written into one
-    root, all items in date order: an archive where decoys and other recurrences compete
+def mixed_outcomes(families: list[dict[str, Any]]) -> Iterator[tuple[str, str, int, int]]:
+    """(family kind, outcome, proposals shown, how many of them are wrong: not an earlier
+    item of its recurrence family) of each item ("first" for a family's first), every family of a role written into
+    one root, all items in date order: an archive where decoys and other recurrences compete
     for the (at most 3) proposals."""
     by_role: dict[str, list[tuple[str, str, str, str]]] = collections.defaultdict(list)
     for f in families:
@@ -160,10 +162,14 @@ def mixed_outcomes(families: list[dict[str, Any]]) -> Iterator[tuple[str, str]]:
             earlier: dict[str, set[str]] = collections.defaultdict(set)
             for day, text, family, kind in sorted(items):
                 (added,) = root.write(role, [(day, text)])
+                proposed = {x["id"] for x in added.get("possible_recurrences", [])}
+                wrong = len(proposed - earlier[family]) if kind == "recurrence" else len(proposed)
                 if earlier[family]:
-                    proposed = {x["id"] for x in added.get("possible_recurrences", [])}
                     merged = added["count"] > 1
-                    yield kind, "merged" if merged else "proposed" if proposed & earlier[family] else "missed"
+                    outcome = "merged" if merged else "proposed" if proposed & earlier[family] else "missed"
+                    yield kind, outcome, len(proposed), wrong
+                else:
+                    yield kind, "first", len(proposed), wrong
                 earlier[family].add(mistake_id(role, day, text))
         finally:
             root.close()
@@ -199,8 +205,11 @@ def report(pairs: list[dict[str, Any]], families: list[dict[str, Any]], progress
         fam[f["kind"]]["batch_same"] += batch_same_as_separate(f)
         fam[f["kind"]]["families"] += 1
     mixed: dict[str, collections.Counter[str]] = collections.defaultdict(collections.Counter)
-    for kind, outcome in mixed_outcomes(families):
+    for kind, outcome, shown, wrong in mixed_outcomes(families):
         mixed[kind][outcome] += 1
+        mixed["all"]["updates"] += 1
+        mixed["all"]["shown"] += shown
+        mixed["all"]["wrong"] += wrong
     return {"pairs": by_kind, "families": fam, "mixed": mixed}
 
 
@@ -212,6 +221,12 @@ def print_mixed(mixed: dict[str, collections.Counter[str]]) -> None:
             f"  families, one root per role: {later} later recurrence items, {c['merged']} merged, {c['proposed']} "
             f"with an earlier one among the proposals: merged or proposed {(c['merged'] + c['proposed']) / later:.2f}; "
             f"decoy items merged {d['merged']} (all wrong)"
+        )
+    n = mixed.get("all", collections.Counter())
+    if n["updates"]:
+        print(
+            f"  families, one root per role: {n['updates']} updates, {n['shown'] / n['updates']:.2f} proposals shown "
+            f"per update, {n['wrong'] / n['updates']:.2f} of them wrong (not an earlier item of its recurrence family)"
         )
 
 
@@ -279,29 +294,15 @@ def unrelated_pairs(pairs: list[dict[str, Any]], n: int = 4000, seed: int = 7) -
     return out
 
 
-def floor_for(scores: list[float], noise: float) -> float:
-    """The lowest floor that proposes at most `noise` of these unrelated pairs."""
-    ranked = sorted(scores, reverse=True)
-    k = int(noise * len(ranked))
-    return max(ranked[k] + 1e-9, 1e-9) if k < len(ranked) else 1e-9
-
-
 def variants(semantic: bool, texts: list[str]) -> dict[str, Callable[[str, str], float]]:
     """Every likeness tried: keyword forms, and with the extra the cosine forms (`texts`
     and their sentences encoded first, in batches)."""
     from rolebook.rules import proposals, similarity
 
-    def prefixes(a: str, b: str) -> float:
-        wa, wb = ({w[:5] for w in similarity.content_words(t)} for t in (a, b))
-        if not wa or not wb:
-            return 0.0
-        shared = len(wa & wb)
-        return (2 * shared / (len(wa) + len(wb)) + shared / min(len(wa), len(wb))) / 2
-
     out: dict[str, Callable[[str, str], float]] = {
-        "keywords: likeness (chosen)": proposals.likeness,
+        "keywords: likeness (the meaning score's part)": proposals.likeness,
+        "keywords: keyword_likeness (without the extra)": proposals.keyword_likeness,
         "keywords: similarity (with the names veto)": similarity.similarity,
-        "keywords: 5-letter prefixes": prefixes,
     }
     if semantic:
         from rolebook.notebook.search import semantic as extra
@@ -341,10 +342,13 @@ def variants(semantic: bool, texts: list[str]) -> dict[str, Callable[[str, str],
 def fit(pairs: list[dict[str, Any]], semantic: bool) -> None:
     from rolebook.rules import similarity
 
+    unrelated = {s: unrelated_pairs([p for p in pairs if p["split"] == s]) for s in ("fit", "held-out")}
+    if not semantic:
+        fit_keywords(pairs, unrelated)
+        return
     print("floors fitted on the fit half: at most N% of unrelated pairs proposed; recall = real recurrences")
     print("merged (same text) or proposed (the pair alone), on each half, at the floor fitted on 'fit'")
     print(f"  {'variant':45} {'noise':>5} {'floor':>6} {'fit':>5} {'held-out':>8} {'noise held-out':>14}")
-    unrelated = {s: unrelated_pairs([p for p in pairs if p["split"] == s]) for s in ("fit", "held-out")}
     texts = [t for p in pairs for t in (p["ta"], p["tb"])]
     for name, score in variants(semantic, texts).items():
         for noise in (0.02, 0.05, 0.10):
