@@ -12,7 +12,9 @@ share of real recurrences merged or proposed. Families: each family's items writ
 date order by separate updates (recurrence families: each later item merged, or an
 earlier item of the family proposed; decoys: merges, all wrong), once more as one batch,
 which must end the same, and all families of a role in one root (decoys and other
-mistakes then compete for the at most 3 proposals).
+mistakes then compete for the at most 3 proposals: proposals shown per update, and how
+many are wrong). Pairs in one archive: every first text of a half in one root, then each
+real recurrence's second text.
 
 Run it on another checkout (PYTHONPATH=/tmp/tree, a tree mapping rolebook to it, as
 /work/wt/typecheck.sh makes) to measure it before a change: a version without proposals
@@ -43,8 +45,10 @@ tests/fixtures/recurrence (pairs over our own texts and over the shared corpus's
 ambiguous pairs left out), through the session API as `update` runs it. Merged: the second text
 comes back counted (x2), automatically; proposed: the earlier one is among the update's
 `possible_recurrences`, for the agent or a person to confirm with `--same-as`. Precision is that of
-the automatic merges; recall counts merged or proposed. The floors were fitted on the fit half;
-the held-out half is the result."""
+the automatic merges; recall counts merged or proposed. The floors were fitted on the fit half
+(`--fit` prints every variant tried); the held-out half is the result. The noise: proposals shown
+per update and how many of them are wrong when every family of a role shares one root; and the
+pairs in one archive, where some 300 earlier mistakes compete for the at most 3 proposals."""
 
 HERE = Path(__file__).resolve().parent
 FIXTURE = HERE.parent / "fixtures" / "recurrence"
@@ -190,6 +194,33 @@ def batch_same_as_separate(f: dict[str, Any]) -> bool:
     return ends[0] == ends[1]
 
 
+def archive_outcomes(pairs: list[dict[str, Any]]) -> collections.Counter[str]:
+    """Pairs in one archive: every first text of the half written into one root (one update
+    each, January), then each real recurrence's second text (February): merged, proposed
+    (its first text among the at most 3 proposals, with some 300 earlier mistakes of every
+    kind competing) or missed; and the proposals shown in all."""
+    out: collections.Counter[str] = collections.Counter()
+    root = Root()
+    try:
+        firsts: dict[str, str] = {}
+        for p in pairs:
+            if p["ta"] not in firsts:
+                day = f"2026-01-{1 + len(firsts) % 28:02d}"
+                root.write("r", [(day, p["ta"])])
+                firsts[p["ta"]] = mistake_id("r", day, p["ta"])
+        for n, p in enumerate(p for p in pairs if p["same"]):
+            (added,) = [
+                a for a in root.write("r", [(f"2026-02-{1 + n % 28:02d}", p["tb"])]) if a["section"] == "mistakes"
+            ]
+            proposed = {x["id"] for x in added.get("possible_recurrences", [])}
+            out["merged" if added["count"] > 1 else "proposed" if firsts[p["ta"]] in proposed else "missed"] += 1
+            out["shown"] += len(proposed)
+        out["earlier"] = len(firsts)
+    finally:
+        root.close()
+    return out
+
+
 def report(pairs: list[dict[str, Any]], families: list[dict[str, Any]], progress: bool) -> dict[str, Any]:
     by_kind: dict[str, collections.Counter[str]] = collections.defaultdict(collections.Counter)
     for n, p in enumerate(pairs):
@@ -210,7 +241,7 @@ def report(pairs: list[dict[str, Any]], families: list[dict[str, Any]], progress
         mixed["all"]["updates"] += 1
         mixed["all"]["shown"] += shown
         mixed["all"]["wrong"] += wrong
-    return {"pairs": by_kind, "families": fam, "mixed": mixed}
+    return {"pairs": by_kind, "families": fam, "mixed": mixed, "archive": archive_outcomes(pairs)}
 
 
 def print_mixed(mixed: dict[str, collections.Counter[str]]) -> None:
@@ -272,6 +303,13 @@ def print_report(title: str, found: dict[str, Any]) -> None:
                 f"{c['proposed']} proposed; batch ends as separate updates in {c['batch_same']}/{c['families']}"
             )
     print_mixed(found.get("mixed", {}))
+    a = found.get("archive", collections.Counter())
+    if later := a["merged"] + a["proposed"] + a["missed"]:
+        print(
+            f"  pairs in one archive ({a['earlier']} first texts, then each second): {a['merged']} merged, "
+            f"{a['proposed']} proposed, merged or proposed {(a['merged'] + a['proposed']) / later:.2f}; "
+            f"{a['shown'] / later:.2f} proposals shown per update"
+        )
 
 
 # -- fitting the floors: pure scores, pairs against unrelated pairs ---------------------

@@ -30,10 +30,29 @@ BOUND = 1.0
 NOISE = [n / 100 for n in range(4, 21)]
 
 
-def keyword_variants() -> dict[str, tuple[Score, float]]:
-    """name -> (likeness, runner-up cut) of every keyword form tried."""
+def keyword_variants(texts: list[str]) -> dict[str, tuple[Score, float]]:
+    """name -> (likeness, runner-up cut) of every keyword form tried; `texts` (a half's)
+    give the rare words their weight in the IDF form, as a role's mistakes would."""
+    import math
+    import re
+
     from rolebook.rules import proposals, similarity
     from rolebook.rules.proposals import _features, _overlap
+
+    df: collections.Counter[str] = collections.Counter(w for t in set(texts) for w in _features(t)[0])
+
+    def weighted(a: str, b: str) -> float:
+        wa, wb = _features(a)[0], _features(b)[0]
+        if not wa or not wb:
+            return 0.0
+        idf = {w: math.log((len(texts) + 1) / (df[w] + 0.5)) for w in wa | wb}
+        shared, na, nb = (sum(idf[w] for w in x) for x in (wa & wb, wa, wb))
+        return (2 * shared / (na + nb) + shared / min(na, nb)) / 2
+
+    def parts(a: str, b: str) -> float:
+        """The best of the whole texts and their parts ("what went wrong; what to do instead")."""
+        pa, pb = ([x for x in re.split(r";|\s--?\s|\s—\s", t) if len(x.split()) >= 2] or [t] for t in (a, b))
+        return max(proposals.keyword_likeness(x, y) for x, y in [(a, b), *((x, y) for x in pa for y in pb)])
 
     def pieces(words: frozenset[str], n: int) -> frozenset[str]:
         return frozenset(
@@ -65,7 +84,9 @@ def keyword_variants() -> dict[str, tuple[Score, float]]:
         "5-letter prefixes": prefixes,
         "light stemmer + 0.3 x 4-letter pieces": light_pieces,
         "index stemmer, camelCase parts, synonyms": words,
+        "  weighted by rarity (IDF over the half's texts)": weighted,
         **{f"  + {w} x {n}-letter pieces": blend(n, w) for n, w in ((4, 0.2), (4, 0.3), (4, 0.5), (3, 0.3), (5, 0.3))},
+        "  + 0.3 x 4-letter pieces, best of the parts": parts,
     }
     out = {}
     for name, score in forms.items():
@@ -123,12 +144,13 @@ def fit_keywords(pairs: list[dict[str, Any]], unrelated: dict[str, list[tuple[st
     print(f"{ARCHIVE} unrelated earlier ones (fit half); kept: the most recurrences merged or proposed on fit")
     heads = ("noise", "floor", "pair", f"among{ARCHIVE}", "new/10", "new/50", "pair", f"among{ARCHIVE}", "new/10")
     heads += ("new/50", "unrelated", "decoys")
-    print(f"  {'':56} {'fit':>39} | held-out")
+    print(f"  {'':64} {'fit':>39} | held-out")
     print(
-        f"  {'variant':56} " + " ".join(f"{h:>7}" for h in heads[:6]) + " | " + " ".join(f"{h:>7}" for h in heads[6:])
+        f"  {'variant':64} " + " ".join(f"{h:>7}" for h in heads[:6]) + " | " + " ".join(f"{h:>7}" for h in heads[6:])
     )
     rows = []
-    for name, (score, cut) in keyword_variants().items():
+    texts = [t for p in half["fit"] for t in (p["ta"], p["tb"])]
+    for name, (score, cut) in keyword_variants(texts).items():
         scores = [score(a, b) for a, b in unrelated["fit"]]
         best = None
         for noise in NOISE:
@@ -151,7 +173,7 @@ def fit_keywords(pairs: list[dict[str, Any]], unrelated: dict[str, list[tuple[st
     for name, row in rows:
         mark = " <- kept" if name == kept else ""
         cells = [f"{row[0]:7.2f}", f"{row[1]:7.3f}"] + [f"{v:7.2f}" for v in row[2:]]
-        print(f"  {name:56} " + " ".join(cells[:6]) + " | " + " ".join(cells[6:]) + mark)
+        print(f"  {name:64} " + " ".join(cells[:6]) + " | " + " ".join(cells[6:]) + mark)
     from rolebook.rules import proposals
 
     print(
