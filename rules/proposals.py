@@ -22,7 +22,6 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
-from rolebook.notebook.search import SYNONYMS, terms
 from rolebook.notebook.store import Index
 
 from . import ledger
@@ -107,6 +106,8 @@ def _features(text: str) -> tuple[frozenset[str], frozenset[str]]:
     """(words, pieces) of a text for `keyword_likeness`: its content words and the parts of
     its camelCase names, stemmed, with a token per synonym group they are in; the 4-letter
     pieces of those words (a shorter word whole, numbers left out)."""
+    from rolebook.notebook.search import terms  # the stemmer loads when a mistake is compared
+
     stems = {t for w in {*plain_words(text), *plain_words(_CAMEL.sub(" ", text))} for t in terms(w)[:1]}
     groups = {f"~{g}" for w in stems for g in _groups().get(w, ())}
     pieces = {w[i : i + 4] for w in stems if not w.isdigit() for i in range(max(1, len(w) - 3))}
@@ -116,6 +117,8 @@ def _features(text: str) -> tuple[frozenset[str], frozenset[str]]:
 @lru_cache(maxsize=1)
 def _groups() -> dict[str, frozenset[int]]:
     """Stemmed word -> the synonym groups (search's vocabulary) it is in."""
+    from rolebook.notebook.search import SYNONYMS, terms
+
     table: dict[str, set[int]] = {}
     for n, group in enumerate(SYNONYMS):
         for word in group.split():
