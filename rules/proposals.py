@@ -7,16 +7,20 @@ otherwise names the likely earlier ones, best first, at most MAX_PROPOSED groups
 writer confirms with `update --same-as ID`. The judgement here leans to recall: a
 proposal costs the writer one look, a miss loses the count.
 
-Keywords, or with the semantic extra (when the mode asks for meaning) the cosine too. The
-floors are fitted on the "fit" half of tests/fixtures/recurrence (pairs of real
-recurrences, against pairs of unrelated mistakes: at most 5% of those proposed) and
-reported on the held-out half by tests/bench/bench_recurrence.py.
+Keywords (`keyword_likeness`), or with the semantic extra (when the mode asks for
+meaning) the cosine too. The floors are fitted on the "fit" half of
+tests/fixtures/recurrence (pairs of real recurrences, against pairs of unrelated mistakes)
+and reported on the held-out half by tests/bench/bench_recurrence.py (`--fit` prints
+every variant tried). Where hundreds of earlier mistakes compete for the proposals, the
+keywords put about half of the recurrences among them (the bench's "pairs in one archive").
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from rolebook.notebook.errors import ModelError
@@ -25,17 +29,26 @@ from rolebook.notebook.store import Index
 from . import ledger
 from .grouping import groups_holding
 from .ledger import Mistake
-from .similarity import content_words
+from .similarity import content_words, plain_words
 
 MAX_PROPOSED = 3
-#: A keyword likeness at least this proposes: at most 5% of unrelated pairs of the fit
-#: half reach it; 64% of the real recurrences there are merged or proposed (held-out: 64%).
-KEYWORD_FLOOR = 0.106
+#: A keyword likeness (`keyword_likeness`) at least this proposes. Fitted on the fit half
+#: (`bench_recurrence.py --fit`): the most recurrences merged or proposed while a new mistake
+#: among 10 unrelated earlier ones is shown at most 1 proposal on average (0.97; 16% of
+#: unrelated pairs reach the floor). Fit 77% merged or proposed, held-out 79% (held-out
+#: noise: 1.05 proposals for a new mistake among 10 unrelated ones, 16% of unrelated pairs);
+#: the likeness before (light stemmer, whole words, 5% of unrelated pairs): 64% and 64%.
+KEYWORD_FLOOR = 0.026
+#: By keywords, a proposal after the best is shown only when its likeness is at least this
+#: share of the best one's: fewer proposals shown for nearly the same recurrences among them.
+RUNNER_UP = 0.5
+#: The weight of the 4-letter pieces in `keyword_likeness` (the words: the rest).
+PIECES = 0.3
 #: With meaning, the score is the cosine of the whole texts (all-MiniLM-L6-v2) plus
-#: MEANING_LIKENESS x the keyword likeness, and at least MEANING_FLOOR proposes: at most 5%
-#: of unrelated fit pairs; fit 87% merged or proposed (held-out 88%). Tried on the fit half
-#: as well: the cosine alone (85%), the best sentence's cosine (83%), max(cosine,
-#: likeness) (85%); tests/bench/bench_recurrence.py --fit --semantic prints them all.
+#: MEANING_LIKENESS x the likeness of their words (`likeness`), and at least MEANING_FLOOR
+#: proposes: at most 5% of unrelated fit pairs; fit 87% merged or proposed (held-out 88%).
+#: Tried on the fit half as well: the cosine alone (85%), the best sentence's cosine (83%),
+#: max(cosine, likeness) (85%); tests/bench/bench_recurrence.py --fit --semantic prints them all.
 MEANING_LIKENESS = 0.5
 MEANING_FLOOR = 0.272
 _LOOKED_AT = 10  # the best-scoring earlier mistakes whose groups are read
@@ -59,11 +72,62 @@ def likeness(a: str, b: str) -> float:
     coefficient of their content words and the overlap with the shorter one. Unlike the
     similarity that judges, two texts naming different things are not set apart: one
     lesson broken on another endpoint or file is still the same mistake."""
-    wa, wb = content_words(a), content_words(b)
-    if not wa or not wb:
+    return _overlap(content_words(a), content_words(b))
+
+
+def keyword_likeness(a: str, b: str) -> float:
+    """How much two mistakes look alike without the semantic extra, 0.0 to 1.0: the
+    `likeness` of their words (stemmed as the index stems, with the parts of camelCase
+    names, and a word of search's synonym groups counting as each other word of its group),
+    blended with that of their 4-letter pieces ("docker" in "dockerfile", "ready" in
+    "unready"), for the rewordings that share no whole word."""
+    (wa, pa), (wb, pb) = _features(a), _features(b)
+    return (1 - PIECES) * _overlap(wa, wb) + PIECES * _overlap(pa, pb)
+
+
+def keyword_scores(text: str, earlier: Mapping[str, str]) -> dict[str, float]:
+    """The `keyword_likeness` of `text` to each earlier mistake (id -> text) worth
+    proposing: at least KEYWORD_FLOOR, and RUNNER_UP of the best one's."""
+    found = {i: keyword_likeness(text, t) for i, t in earlier.items()}
+    best = max(found.values(), default=0.0)
+    return {i: s for i, s in found.items() if s >= max(KEYWORD_FLOOR, RUNNER_UP * best)}
+
+
+def _overlap(a: frozenset[str], b: frozenset[str]) -> float:
+    """The mean of the Dice coefficient and the overlap with the smaller set."""
+    if not a or not b:
         return 0.0
-    shared = len(wa & wb)
-    return (2 * shared / (len(wa) + len(wb)) + shared / min(len(wa), len(wb))) / 2
+    shared = len(a & b)
+    return (2 * shared / (len(a) + len(b)) + shared / min(len(a), len(b))) / 2
+
+
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+
+
+@lru_cache(maxsize=8192)
+def _features(text: str) -> tuple[frozenset[str], frozenset[str]]:
+    """(words, pieces) of a text for `keyword_likeness`: its content words and the parts of
+    its camelCase names, stemmed, with a token per synonym group they are in; the 4-letter
+    pieces of those words (a shorter word whole, numbers left out)."""
+    from rolebook.notebook.search import terms  # the stemmer loads when a mistake is compared
+
+    stems = {t for w in {*plain_words(text), *plain_words(_CAMEL.sub(" ", text))} for t in terms(w)[:1]}
+    groups = {f"~{g}" for w in stems for g in _groups().get(w, ())}
+    pieces = {w[i : i + 4] for w in stems if not w.isdigit() for i in range(max(1, len(w) - 3))}
+    return frozenset(stems | groups), frozenset(pieces)
+
+
+@lru_cache(maxsize=1)
+def _groups() -> dict[str, frozenset[int]]:
+    """Stemmed word -> the synonym groups (search's vocabulary) it is in."""
+    from rolebook.notebook.search import SYNONYMS, terms
+
+    table: dict[str, set[int]] = {}
+    for n, group in enumerate(SYNONYMS):
+        for word in group.split():
+            for t in terms(word)[:1]:
+                table.setdefault(t, set()).add(n)
+    return {w: frozenset(g) for w, g in table.items()}
 
 
 @dataclass(slots=True)
@@ -75,15 +139,15 @@ class Likeness:
     _vectors: dict[str, Any] = field(default_factory=dict)
 
     def scores(self, index: Index, role: str, text: str, earlier: Mapping[str, str]) -> dict[str, float]:
-        """A score per earlier mistake (id -> text) worth proposing, at or over the floor.
-        With a model, every mistake of the role is looked at, not only `earlier`."""
+        """A score per earlier mistake (id -> text) worth proposing, at or over the floor
+        (by keywords, near the best as well: `keyword_scores`). With a model, every mistake
+        of the role is looked at, not only `earlier`."""
         if self.model is not None:
             try:
                 return self._by_meaning(index, role, text, earlier)
             except ModelError:  # the model failed as it ran (said once): keywords from now on
                 self.model = None
-        found = {i: likeness(text, t) for i, t in earlier.items()}
-        return {i: s for i, s in found.items() if s >= KEYWORD_FLOOR}
+        return keyword_scores(text, earlier)
 
     def _by_meaning(self, index: Index, role: str, text: str, earlier: Mapping[str, str]) -> dict[str, float]:
         everything = dict(ledger.mistake_texts(index, role))

@@ -7,10 +7,10 @@ else reached a precision of 0.95 (keywords nor meaning: their best-scoring pairs
 fit half are different mistakes in the same words), so nothing else merges: a likeness
 is proposed to the writer instead (`rules.proposals`).
 
-The keyword similarity below is that likeness without the extra, and the judgement of
-a rule violation and of a stored item's dedup: content words (stop words
-and the generic words every mistake uses dropped, common abbreviations spelled out,
-lightly stemmed), scored as the mean of the Dice coefficient and the overlap with the
+The keyword similarity below is the judgement of a rule violation and of a stored
+item's dedup (the proposer has its own likeness, `proposals.keyword_likeness`): content
+words (stop words and the generic words every mistake uses dropped, common abbreviations
+spelled out, lightly stemmed), scored as the mean of the Dice coefficient and the overlap with the
 shorter text; two texts about different things (`differs`: other identifiers, or other
 well-known things such as YAML and markdown) are apart whatever words they share.
 Calibrated on tests/fixtures/similarity/pairs.jsonl (62 duplicate pairs, 62
@@ -100,16 +100,22 @@ def stem(word: str) -> str:
     return word
 
 
-@lru_cache(maxsize=4096)
-def content_words(text: str) -> frozenset[str]:
-    """The words of a text that say what it is about, stemmed."""
-    out = set()
+def plain_words(text: str) -> list[str]:
+    """The words of a text that say what it is about, as written (lowercase, common
+    abbreviations spelled out): no stop words, none of the generic words of a mistake."""
+    out = []
     for word in _WORD.findall(text.lower()):
         word = _ALIASES.get(word, word)
         if word in _STOP or word in _GENERIC or (len(word) < 2 and not word.isdigit()):
             continue
-        out.add(stem(word))
-    return frozenset(out)
+        out.append(word)
+    return out
+
+
+@lru_cache(maxsize=4096)
+def content_words(text: str) -> frozenset[str]:
+    """The words of a text that say what it is about, stemmed."""
+    return frozenset(stem(word) for word in plain_words(text))
 
 
 def name_differs(a: str, b: str) -> bool:

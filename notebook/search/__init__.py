@@ -15,7 +15,8 @@ if TYPE_CHECKING:  # what type checkers see; at run time each name loads on firs
     from .query import STATUSES, Query
     from .render import FRAME_TOKENS, SearchResult, framed, render_hits, render_within
     from .retrieval import candidates, embed_all, search_roots
-    from .vocabulary import names
+    from .stemmer import terms
+    from .vocabulary import SYNONYMS, names
 
 # Loaded on first use: importing one name (the read path does) does not import every module.
 _WHERE = {
@@ -33,12 +34,15 @@ _WHERE = {
     "candidates": "retrieval",
     "embed_all": "retrieval",
     "search_roots": "retrieval",
+    "terms": "stemmer",
+    "SYNONYMS": "vocabulary",
     "names": "vocabulary",
 }
 
 __all__ = [
     "FRAME_TOKENS",
     "STATUSES",
+    "SYNONYMS",
     "Query",
     "SearchResult",
     "bounded",
@@ -52,6 +56,7 @@ __all__ = [
     "search_roots",
     "sure_hits",
     "task_hits",
+    "terms",
 ]
 
 

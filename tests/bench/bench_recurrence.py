@@ -12,7 +12,9 @@ share of real recurrences merged or proposed. Families: each family's items writ
 date order by separate updates (recurrence families: each later item merged, or an
 earlier item of the family proposed; decoys: merges, all wrong), once more as one batch,
 which must end the same, and all families of a role in one root (decoys and other
-mistakes then compete for the at most 3 proposals).
+mistakes then compete for the at most 3 proposals: proposals shown per update, and how
+many are wrong). Pairs in one archive: every first text of a half in one root, then each
+real recurrence's second text.
 
 Run it on another checkout (PYTHONPATH=/tmp/tree, a tree mapping rolebook to it, as
 /work/wt/typecheck.sh makes) to measure it before a change: a version without proposals
@@ -36,14 +38,17 @@ from pathlib import Path
 from typing import Any
 
 import benchdocs
+from recurrence_keywords import fit_keywords, floor_for
 
 ABOUT = """Recurrence (is a new mistake one written before?) on the labelled pairs and families of
 tests/fixtures/recurrence (pairs over our own texts and over the shared corpus's real lessons;
 ambiguous pairs left out), through the session API as `update` runs it. Merged: the second text
 comes back counted (x2), automatically; proposed: the earlier one is among the update's
 `possible_recurrences`, for the agent or a person to confirm with `--same-as`. Precision is that of
-the automatic merges; recall counts merged or proposed. The floors were fitted on the fit half;
-the held-out half is the result."""
+the automatic merges; recall counts merged or proposed. The floors were fitted on the fit half
+(`--fit` prints every variant tried); the held-out half is the result. The noise: proposals shown
+per update and how many of them are wrong when every family of a role shares one root; and the
+pairs in one archive, where some 300 earlier mistakes compete for the at most 3 proposals."""
 
 HERE = Path(__file__).resolve().parent
 FIXTURE = HERE.parent / "fixtures" / "recurrence"
@@ -147,9 +152,10 @@ def family_outcomes(f: dict[str, Any]) -> Iterator[str]:
         root.close()
 
 
-def mixed_outcomes(families: list[dict[str, Any]]) -> Iterator[tuple[str, str]]:
-    """(family kind, outcome) of each later item, every family of a role written into one
-    root, all items in date order: an archive where decoys and other recurrences compete
+def mixed_outcomes(families: list[dict[str, Any]]) -> Iterator[tuple[str, str, int, int]]:
+    """(family kind, outcome, proposals shown, how many of them are wrong: not an earlier
+    item of its recurrence family) of each item ("first" for a family's first), every family of a role written into
+    one root, all items in date order: an archive where decoys and other recurrences compete
     for the (at most 3) proposals."""
     by_role: dict[str, list[tuple[str, str, str, str]]] = collections.defaultdict(list)
     for f in families:
@@ -160,10 +166,14 @@ def mixed_outcomes(families: list[dict[str, Any]]) -> Iterator[tuple[str, str]]:
             earlier: dict[str, set[str]] = collections.defaultdict(set)
             for day, text, family, kind in sorted(items):
                 (added,) = root.write(role, [(day, text)])
+                proposed = {x["id"] for x in added.get("possible_recurrences", [])}
+                wrong = len(proposed - earlier[family]) if kind == "recurrence" else len(proposed)
                 if earlier[family]:
-                    proposed = {x["id"] for x in added.get("possible_recurrences", [])}
                     merged = added["count"] > 1
-                    yield kind, "merged" if merged else "proposed" if proposed & earlier[family] else "missed"
+                    outcome = "merged" if merged else "proposed" if proposed & earlier[family] else "missed"
+                    yield kind, outcome, len(proposed), wrong
+                else:
+                    yield kind, "first", len(proposed), wrong
                 earlier[family].add(mistake_id(role, day, text))
         finally:
             root.close()
@@ -184,6 +194,33 @@ def batch_same_as_separate(f: dict[str, Any]) -> bool:
     return ends[0] == ends[1]
 
 
+def archive_outcomes(pairs: list[dict[str, Any]]) -> collections.Counter[str]:
+    """Pairs in one archive: every first text of the half written into one root (one update
+    each, January), then each real recurrence's second text (February): merged, proposed
+    (its first text among the at most 3 proposals, with some 300 earlier mistakes of every
+    kind competing) or missed; and the proposals shown in all."""
+    out: collections.Counter[str] = collections.Counter()
+    root = Root()
+    try:
+        firsts: dict[str, str] = {}
+        for p in pairs:
+            if p["ta"] not in firsts:
+                day = f"2026-01-{1 + len(firsts) % 28:02d}"
+                root.write("r", [(day, p["ta"])])
+                firsts[p["ta"]] = mistake_id("r", day, p["ta"])
+        for n, p in enumerate(p for p in pairs if p["same"]):
+            (added,) = [
+                a for a in root.write("r", [(f"2026-02-{1 + n % 28:02d}", p["tb"])]) if a["section"] == "mistakes"
+            ]
+            proposed = {x["id"] for x in added.get("possible_recurrences", [])}
+            out["merged" if added["count"] > 1 else "proposed" if firsts[p["ta"]] in proposed else "missed"] += 1
+            out["shown"] += len(proposed)
+        out["earlier"] = len(firsts)
+    finally:
+        root.close()
+    return out
+
+
 def report(pairs: list[dict[str, Any]], families: list[dict[str, Any]], progress: bool) -> dict[str, Any]:
     by_kind: dict[str, collections.Counter[str]] = collections.defaultdict(collections.Counter)
     for n, p in enumerate(pairs):
@@ -199,9 +236,12 @@ def report(pairs: list[dict[str, Any]], families: list[dict[str, Any]], progress
         fam[f["kind"]]["batch_same"] += batch_same_as_separate(f)
         fam[f["kind"]]["families"] += 1
     mixed: dict[str, collections.Counter[str]] = collections.defaultdict(collections.Counter)
-    for kind, outcome in mixed_outcomes(families):
+    for kind, outcome, shown, wrong in mixed_outcomes(families):
         mixed[kind][outcome] += 1
-    return {"pairs": by_kind, "families": fam, "mixed": mixed}
+        mixed["all"]["updates"] += 1
+        mixed["all"]["shown"] += shown
+        mixed["all"]["wrong"] += wrong
+    return {"pairs": by_kind, "families": fam, "mixed": mixed, "archive": archive_outcomes(pairs)}
 
 
 def print_mixed(mixed: dict[str, collections.Counter[str]]) -> None:
@@ -212,6 +252,12 @@ def print_mixed(mixed: dict[str, collections.Counter[str]]) -> None:
             f"  families, one root per role: {later} later recurrence items, {c['merged']} merged, {c['proposed']} "
             f"with an earlier one among the proposals: merged or proposed {(c['merged'] + c['proposed']) / later:.2f}; "
             f"decoy items merged {d['merged']} (all wrong)"
+        )
+    n = mixed.get("all", collections.Counter())
+    if n["updates"]:
+        print(
+            f"  families, one root per role: {n['updates']} updates, {n['shown'] / n['updates']:.2f} proposals shown "
+            f"per update, {n['wrong'] / n['updates']:.2f} of them wrong (not an earlier item of its recurrence family)"
         )
 
 
@@ -257,6 +303,13 @@ def print_report(title: str, found: dict[str, Any]) -> None:
                 f"{c['proposed']} proposed; batch ends as separate updates in {c['batch_same']}/{c['families']}"
             )
     print_mixed(found.get("mixed", {}))
+    a = found.get("archive", collections.Counter())
+    if later := a["merged"] + a["proposed"] + a["missed"]:
+        print(
+            f"  pairs in one archive ({a['earlier']} first texts, then each second): {a['merged']} merged, "
+            f"{a['proposed']} proposed, merged or proposed {(a['merged'] + a['proposed']) / later:.2f}; "
+            f"{a['shown'] / later:.2f} proposals shown per update"
+        )
 
 
 # -- fitting the floors: pure scores, pairs against unrelated pairs ---------------------
@@ -279,29 +332,15 @@ def unrelated_pairs(pairs: list[dict[str, Any]], n: int = 4000, seed: int = 7) -
     return out
 
 
-def floor_for(scores: list[float], noise: float) -> float:
-    """The lowest floor that proposes at most `noise` of these unrelated pairs."""
-    ranked = sorted(scores, reverse=True)
-    k = int(noise * len(ranked))
-    return max(ranked[k] + 1e-9, 1e-9) if k < len(ranked) else 1e-9
-
-
 def variants(semantic: bool, texts: list[str]) -> dict[str, Callable[[str, str], float]]:
     """Every likeness tried: keyword forms, and with the extra the cosine forms (`texts`
     and their sentences encoded first, in batches)."""
     from rolebook.rules import proposals, similarity
 
-    def prefixes(a: str, b: str) -> float:
-        wa, wb = ({w[:5] for w in similarity.content_words(t)} for t in (a, b))
-        if not wa or not wb:
-            return 0.0
-        shared = len(wa & wb)
-        return (2 * shared / (len(wa) + len(wb)) + shared / min(len(wa), len(wb))) / 2
-
     out: dict[str, Callable[[str, str], float]] = {
-        "keywords: likeness (chosen)": proposals.likeness,
+        "keywords: likeness (the meaning score's part)": proposals.likeness,
+        "keywords: keyword_likeness (without the extra)": proposals.keyword_likeness,
         "keywords: similarity (with the names veto)": similarity.similarity,
-        "keywords: 5-letter prefixes": prefixes,
     }
     if semantic:
         from rolebook.notebook.search import semantic as extra
@@ -341,10 +380,13 @@ def variants(semantic: bool, texts: list[str]) -> dict[str, Callable[[str, str],
 def fit(pairs: list[dict[str, Any]], semantic: bool) -> None:
     from rolebook.rules import similarity
 
+    unrelated = {s: unrelated_pairs([p for p in pairs if p["split"] == s]) for s in ("fit", "held-out")}
+    if not semantic:
+        fit_keywords(pairs, unrelated)
+        return
     print("floors fitted on the fit half: at most N% of unrelated pairs proposed; recall = real recurrences")
     print("merged (same text) or proposed (the pair alone), on each half, at the floor fitted on 'fit'")
     print(f"  {'variant':45} {'noise':>5} {'floor':>6} {'fit':>5} {'held-out':>8} {'noise held-out':>14}")
-    unrelated = {s: unrelated_pairs([p for p in pairs if p["split"] == s]) for s in ("fit", "held-out")}
     texts = [t for p in pairs for t in (p["ta"], p["tb"])]
     for name, score in variants(semantic, texts).items():
         for noise in (0.02, 0.05, 0.10):

@@ -139,6 +139,14 @@ def test_short_mistakes_are_never_merged_on_a_shared_word_or_two(tmp_path: Path)
     assert json.loads(out)["added"][0]["possible_recurrences"][0]["text"] == "forgot the seed"  # proposed, not merged
 
 
+def test_update_proposes_a_rewording_that_shares_only_a_piece_of_a_word_and_only_the_likely_one(tmp_path: Path) -> None:
+    for day, text in (("2026-01-01", "docker runs as root"), ("2026-01-02", "the deploy key expired")):
+        assert rb(tmp_path, "update", "coder", "-m", text, "--date", day)[0] == 0
+    code, out, _ = rb(tmp_path, "update", "coder", "-m", "no USER in Dockerfile", "--date", "2026-01-03", "--json")
+    assert code == 0
+    assert [p["text"] for p in json.loads(out)["added"][0]["possible_recurrences"]] == ["docker runs as root"]
+
+
 WORDS = ["crlf", "bom", "seed", "migration", "cache", "flaky", "retry", "again", "the", "forgot", "data", "test"]
 
 

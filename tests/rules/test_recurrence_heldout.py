@@ -5,7 +5,8 @@ test fails when a change makes it worse.
 Automatic merges must be at least 0.95 precise (they are 1.00: only a mistake written
 twice merges). Merged or proposed: the second text of a real recurrence is merged with
 the first, or the first is proposed to its writer (the pair alone, as `update` sees it
-with one earlier mistake). Ambiguous pairs are left out, as in the bench.
+with one earlier mistake). Ambiguous pairs are left out, as in the bench. Proposing more
+costs noise: a ceiling over the proposals shown for a new mistake among unrelated ones.
 """
 
 from __future__ import annotations
@@ -16,11 +17,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from rolebook.rules.proposals import likeness
+from rolebook.rules.proposals import keyword_likeness, likeness
 from rolebook.rules.similarity import same_text
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "recurrence"
-KEYWORD_FLOOR_FOUND = {"written": 0.64, "all": 0.63}  # measured; the test allows no drop below
+KEYWORD_FLOOR_FOUND = {"written": 0.768, "all": 0.786}  # measured (96/125, 107/136); no drop below
 ROWS = [json.loads(line) for line in (FIXTURE / "pairs.jsonl").read_text(encoding="utf-8").splitlines()]
 
 
@@ -48,7 +49,7 @@ def corpus_texts(corpus: Callable[..., Path]) -> dict[str, str]:
 
 def merged_or_proposed(pairs: list[tuple[str, str, bool, str]], floor: float) -> float:
     real = [(a, b) for a, b, same, _ in pairs if same]
-    return sum(same_text(a, b) or likeness(b, a) >= floor for a, b in real) / len(real)
+    return sum(same_text(a, b) or keyword_likeness(b, a) >= floor for a, b in real) / len(real)
 
 
 def test_the_fixture_is_split_in_two_halves_and_the_held_out_one_has_every_kind() -> None:
@@ -83,6 +84,28 @@ def test_keywords_merge_or_propose_as_many_real_recurrences_with_the_real_text_p
     from rolebook.rules.proposals import KEYWORD_FLOOR
 
     assert merged_or_proposed(held_out(corpus_texts(corpus)), KEYWORD_FLOOR) >= KEYWORD_FLOOR_FOUND["all"]
+
+
+def shown_for_new_mistakes(pairs: list[tuple[str, str, bool, str]], earlier: int) -> float:
+    """Proposals shown on average for a mistake with no earlier occurrence among `earlier`
+    unrelated mistakes (texts of other held-out pairs, drawn by a seeded generator)."""
+    import random
+
+    from rolebook.rules.proposals import MAX_PROPOSED, keyword_scores
+
+    texts = sorted({t for a, b, _, _ in pairs for t in (a, b)})
+    rng = random.Random(11)
+    shown = []
+    for a, b, _, _ in pairs:
+        others = [t for t in rng.sample(texts, earlier + 2) if t not in (a, b)][:earlier]
+        shown.append(min(MAX_PROPOSED, len(keyword_scores(b, {str(n): t for n, t in enumerate(others)}))))
+    return sum(shown) / len(shown)
+
+
+def test_keywords_show_about_one_proposal_for_a_new_mistake_among_ten_unrelated_ones() -> None:
+    """The noise the floor buys (fitted: at most 1.0 on the fit half): a ceiling just over
+    the held-out figure, 0.87 (the floor and likeness before: 0.60; among 50: 2.12, 2.06)."""
+    assert shown_for_new_mistakes(held_out(), 10) <= 0.9
 
 
 MEANING_FOUND = {"written": 0.88, "all": 0.87}  # measured; the test allows no drop below
