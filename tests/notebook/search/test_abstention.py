@@ -144,3 +144,21 @@ def test_a_pair_of_words_side_by_side_weighs_more_than_a_word_as_rare() -> None:
     decision = Decision()
     assert decision.pair > 1.0
     assert decision.strength(pair) == decision.pair * decision.strength(word)
+
+
+def test_a_word_held_by_more_lessons_than_the_cap_brings_no_candidates(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """FTS5 scores every document holding a query word: at 100k lessons one word all of
+    them hold costs the hook more than its start-up (bench_cli.py)."""
+    from rolebook.notebook.search import abstention
+
+    (tmp_path / "rolebook.yaml").write_text("search:\n  mode: keyword\n", encoding="utf-8")
+    session = open_session(load_config(tmp_path), Writer())
+    texts = [f"npm flaky deploys, case {n}" for n in ("one", "two", "three")]
+    session.end("coder", session.entries("2026-01-02", learnings=texts))
+    roots = [("", Layout.default(tmp_path))]
+    failure = failure_of("npm ci", "npm error flaky deploys\n")
+    assert len(abstention.evidence(roots, failure)[0]) == 3
+    monkeypatch.setattr(abstention, "QUERY_MAX_DOCS", 2)
+    assert abstention.evidence(roots, failure)[0] == []
