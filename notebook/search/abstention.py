@@ -30,18 +30,21 @@ from .render import Hit, SearchResult
 from .stemmer import terms as index_terms
 
 #: a word held by d documents weighs 1 / (1 + WEIGHT_SLOPE * ln d); a pair side by side the same
-WEIGHT_SLOPE = 1.0
+WEIGHT_SLOPE = 0.5
 #: a shared word or pair adds its weight to this power: one rare word outweighs several common ones
 POWER = 1.0
 #: the failing command's own words (tool, action) count this much more than the output's
-COMMAND_WEIGHT = 1.5
+COMMAND_WEIGHT = 2.0
+#: a pair of words side by side counts this much more than one word held by as many
+#: documents: a phrase of the failure's message is surer evidence than its words apart
+PAIR_WEIGHT = 2.0
 #: an error code (EACCES, TS2307, E0502) the lesson cites too; one it cites instead
-CODE_BONUS = 2.0
-OTHER_CODE = 0.0
+CODE_BONUS = 4.0
+OTHER_CODE = -2.0
 #: how much the best lesson's lead over the next counts towards its strength
-MARGIN_WEIGHT = 0.5
+MARGIN_WEIGHT = 1.0
 #: the strength a lesson needs to be shown
-THRESHOLD = 3.8
+THRESHOLD = 6.7
 #: a second lesson is shown when it is strong too and at least this share of the first
 SECOND_SHARE = 0.85
 MAX_SHOWN = 2
@@ -55,13 +58,26 @@ TASK_SHOWN = 3
 #: the lessons scored for a failure: the best by BM25 on its rarest words
 CANDIDATES = 30
 QUERY_WORDS = 16
+#: a word held by more documents than this brings no candidates (it still counts for the
+#: lessons the rarer words bring): FTS5 scores every document that holds a query word, and
+#: what a thousand lessons share picks none of them out (at 100k records, a word every
+#: lesson holds made `recall` 2.5 times slower)
+QUERY_MAX_DOCS = 1000
 
 _CODE = re.compile(r"(?<![\w-])(?:E[A-Z]{3,}[A-Z0-9_]*|ERR_[A-Z0-9_]+|[A-Z]{1,4}\d{3,5})(?![\w-])")
 _STATUS = re.compile(r"(?<!\d)[45]\d\d(?!\d)")
+#: English function words: a word like "such" or "no" sits in few short lessons by chance, and
+#: its count then calls it rare ("No such file" is not "no such table"); contractions too
+#: (the index cuts "doesn't" into "doesn" and "t")
 _STOP = frozenset(
-    "a an and are as at be been but by can could do does for from had has have how i if in into is "
-    "it its me my of on or our so than that the their them then there these they this to was we were "
-    "what when where which while who why will with would you your".split()
+    "a about above after again against all am an and any are aren't as at be because been before "
+    "being below between both but by can can't cannot could couldn't did didn't do does doesn't doing "
+    "don't down during each few for from further had hadn't has hasn't have haven't having he her here "
+    "hers herself him himself his how i if in into is isn't it its itself just me more most mustn't my "
+    "myself no nor not now of off on once only or other ought our ours ourselves out over own same "
+    "shan't she should shouldn't so some such than that the their them themselves then there these "
+    "they this those through to too under until up very was wasn't we were weren't what when where "
+    "which while who whom why will with won't would wouldn't you your yours yourself yourselves".split()
 )
 
 
@@ -149,6 +165,7 @@ class Decision:
     threshold: float = THRESHOLD
     second: float = SECOND_SHARE
     shown: int = MAX_SHOWN
+    pair: float = PAIR_WEIGHT
 
     def weight(self, count: int) -> float:
         """What a term or pair held by `count` documents weighs (0 when none holds it)."""
@@ -160,7 +177,7 @@ class Decision:
         for n, cmd in e.terms:
             score += (self.weight(n) * (self.command if cmd else 1.0)) ** self.power
         for n in e.pairs:
-            score += self.weight(n) ** self.power
+            score += self.pair * self.weight(n) ** self.power
         return score + (self.code if e.code > 0 else self.other if e.code < 0 else 0.0)
 
     def decide(self, found: list[Evidence]) -> list[Hit]:
@@ -177,6 +194,11 @@ class Decision:
             if score >= self.threshold and score >= self.second * best:
                 shown.append(replace(hit, score=score))
         return shown
+
+
+#: `read --task` keeps the decision's constants of when TASK_THRESHOLD was fitted (pairs
+#: weighed as words, the code bonus 2): its queries are another set (bench_task.py)
+TASK_DECISION = Decision(slope=1.0, command=1.5, code=2.0, other=0.0, margin=0.5, threshold=TASK_THRESHOLD, pair=1.0)
 
 
 def sure_hits(
@@ -201,7 +223,7 @@ def task_hits(roots: list[tuple[str, Layout]], task: str, query: Query, model: s
         return found
     meaning = query.mode != "keyword" and semantic.available() and semantic.load(model) is not None
     sure, _ = evidence(roots, task_of(task), query.roles)
-    strong = {e.hit.id: Decision().strength(e) for e in sure}
+    strong = {e.hit.id: TASK_DECISION.strength(e) for e in sure}
     kept = tuple(
         h for h in found.hits if strong.get(h.id, 0.0) >= TASK_THRESHOLD or (meaning and h.score >= MEANING_THRESHOLD)
     )[:TASK_SHOWN]
@@ -258,7 +280,8 @@ def _root(
         sig = sig or signal(index, failure)
         words = sorted(sig.words())
         counts = lookups.document_counts(index, words)
-        held = sorted((w for w in words if counts.get(w)), key=lambda w: counts[w])[:QUERY_WORDS]
+        held = sorted((w for w in words if 0 < counts.get(w, 0) <= QUERY_MAX_DOCS), key=lambda w: counts[w])
+        held = held[:QUERY_WORDS]
         if not held:
             return sig, counts, {}, [], warnings
         ranked = lookups.ranked(index, fts_expression([sig.spelled.get(w, w) for w in held]), False, CANDIDATES)

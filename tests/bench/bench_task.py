@@ -45,14 +45,14 @@ TODAY = dt.date(2026, 4, 1)
 def collect(root: Path, ids: dict[str, str], mode: str, model: str | None) -> list[dict[str, Any]]:
     """For each query: its split, its answers, and (set id, keyword strength, mode score)
     of each of its first 10 task hits and of every keyword-sure candidate."""
-    from rolebook.notebook.search.abstention import Decision, evidence
+    from rolebook.notebook.search.abstention import TASK_DECISION, evidence
     from rolebook.notebook.search.failure import task_of
     from rolebook.notebook.search.query import Query
     from rolebook.notebook.search.retrieval import search
     from rolebook.notebook.store.layout import Layout
 
     layout = Layout.default(root)
-    decision = Decision()
+    decision = TASK_DECISION
     out = []
     for line in QUERIES.read_text(encoding="utf-8").splitlines():
         q = json.loads(line)

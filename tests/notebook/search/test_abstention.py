@@ -77,13 +77,14 @@ def figures(memory: tuple[Layout, dict[str, str]], split: str) -> tuple[float, f
 def test_on_held_out_failures_the_hook_shows_the_lesson_for_most_and_stays_silent_on_the_rest(
     memory: tuple[Layout, dict[str, str]],
 ) -> None:
-    """Measured at the fitted constants: hit 0.63, precision 0.77, silence 0.91 (through
-    the hook, bench_recall.py: the same); before the decision (every failure got its 3-5
-    best keyword hits): hit 0.62, precision 0.08, silence 0.00."""
+    """Measured at the fitted constants: hit 0.615, precision 0.805, silence 0.907 (through
+    the hook, bench_recall.py: the same; before function words were left out and pairs
+    weighed double: hit 0.635, precision 0.767, silence 0.907); before the decision (every
+    failure got its 3-5 best keyword hits): hit 0.62, precision 0.08, silence 0.00."""
     hit, precision, silence, chars = figures(memory, "held-out")
     print(f"held-out: hit {hit:.3f}, precision {precision:.3f}, silence {silence:.3f}, {chars:.0f} chars")
     assert hit >= 0.61
-    assert precision >= 0.75
+    assert precision >= 0.80
     assert silence >= 0.90
     assert chars <= 400
 
@@ -100,7 +101,10 @@ def test_a_lesson_that_names_the_failures_error_code_and_message_is_shown_alone(
     memory: tuple[Layout, dict[str, str]],
 ) -> None:
     layout, ids = memory
-    output = "fatal: detected dubious ownership in repository at '/work/app'\nTo add an exception ..."
+    output = (
+        "fatal: detected dubious ownership in repository at '/work/app'\n"
+        "To add an exception for this directory, call:\n\n\tgit config --global --add safe.directory /work/app\n"
+    )
     found = sure_hits([("", layout)], failure_of("git status", output))
     assert [ids[h.id] for h in found.hits] == ["la285"]
 
@@ -113,3 +117,48 @@ def test_a_lesson_citing_another_code_of_the_kind_counts_against_it() -> None:
     same, other = Evidence(hit, ((1, False),), (), 1), Evidence(hit, ((1, False),), (), -1)
     decision = Decision(other=-2.0)
     assert decision.strength(same) - decision.strength(other) == decision.code + 2.0
+
+
+def test_function_words_a_failure_shares_with_a_lesson_are_no_evidence(
+    memory: tuple[Layout, dict[str, str]],
+) -> None:
+    """'No such file or directory' is not 'no such table': "such" sits in one lesson of
+    set a, so counted as a word it looked rare."""
+    from rolebook.notebook.search.abstention import signal
+    from rolebook.notebook.store import Index
+
+    layout, _ = memory
+    failure = failure_of("cd build && ls", "bash: line 1: cd: build: No such file or directory\n")
+    with Index(layout) as index:
+        words = signal(index, failure).words()
+    assert {"such", "no", "t"}.isdisjoint(words)
+    assert {"file", "directori"} <= words
+
+
+def test_a_pair_of_words_side_by_side_weighs_more_than_a_word_as_rare() -> None:
+    from rolebook.notebook.search.abstention import Evidence
+    from rolebook.notebook.search.render import Hit
+
+    hit = Hit("x", "coder", "learnings", "active", "added", "2026-01-01", "t", 1, (), 0.0)
+    word, pair = Evidence(hit, ((3, False),), (), 0), Evidence(hit, (), (3,), 0)
+    decision = Decision()
+    assert decision.pair > 1.0
+    assert decision.strength(pair) == decision.pair * decision.strength(word)
+
+
+def test_a_word_held_by_more_lessons_than_the_cap_brings_no_candidates(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """FTS5 scores every document holding a query word: at 100k lessons one word all of
+    them hold costs the hook more than its start-up (bench_cli.py)."""
+    from rolebook.notebook.search import abstention
+
+    (tmp_path / "rolebook.yaml").write_text("search:\n  mode: keyword\n", encoding="utf-8")
+    session = open_session(load_config(tmp_path), Writer())
+    texts = [f"npm flaky deploys, case {n}" for n in ("one", "two", "three")]
+    session.end("coder", session.entries("2026-01-02", learnings=texts))
+    roots = [("", Layout.default(tmp_path))]
+    failure = failure_of("npm ci", "npm error flaky deploys\n")
+    assert len(abstention.evidence(roots, failure)[0]) == 3
+    monkeypatch.setattr(abstention, "QUERY_MAX_DOCS", 2)
+    assert abstention.evidence(roots, failure)[0] == []
