@@ -153,7 +153,7 @@ def test_a_word_held_by_more_lessons_than_the_cap_brings_no_candidates(
     them hold costs the hook more than its start-up (bench_cli.py)."""
     from rolebook.notebook.search import abstention
 
-    (tmp_path / "rolebook.yaml").write_text("search:\n  mode: keyword\n", encoding="utf-8")
+    (tmp_path / "rolebook.yaml").write_text("roles: [coder]\nsearch:\n  mode: keyword\n", encoding="utf-8")
     session = open_session(load_config(tmp_path), Writer())
     texts = [f"npm flaky deploys, case {n}" for n in ("one", "two", "three")]
     session.end("coder", session.entries("2026-01-02", learnings=texts))
