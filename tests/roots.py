@@ -16,3 +16,15 @@ def project(root: Path) -> Path:
         root.mkdir(parents=True, exist_ok=True)
         (root / "rolebook.yaml").write_text(DECLARED, encoding="utf-8")
     return root
+
+
+def canonical(root: Path) -> dict[str, bytes]:
+    """Every canonical file of a root (notebooks and archives), by relative path: what a
+    refused write must leave byte for byte."""
+    state = root / "agents" / "state"
+    return {
+        str(p.relative_to(root)): p.read_bytes()
+        for folder in ("memory", "archive")
+        if (state / folder).exists()
+        for p in sorted((state / folder).iterdir())
+    }

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -13,6 +14,9 @@ from rolebook.agents.cli import app
 from rolebook.agents.importers import read_markdown
 from rolebook.notebook.store.intake import redact
 from typer.testing import CliRunner
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from roots import canonical
 
 pytestmark = pytest.mark.usefixtures("declared_roles")  # tmp_path: a project with its roles declared
 
@@ -28,17 +32,6 @@ def rb(root: Path, *args: str) -> tuple[int, str, str]:
 def records(root: Path, role: str) -> list[dict]:
     path = root / "agents" / "state" / "archive" / f"{role}.jsonl"
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()] if path.exists() else []
-
-
-def canonical(root: Path) -> dict[str, bytes]:
-    """Every canonical file of a root (notebooks and archives), by relative path."""
-    state = root / "agents" / "state"
-    return {
-        str(p.relative_to(root)): p.read_bytes()
-        for folder in ("memory", "archive")
-        if (state / folder).exists()
-        for p in sorted((state / folder).iterdir())
-    }
 
 
 def copy(src: Path, tmp_path: Path) -> Path:

@@ -17,7 +17,7 @@ from rolebook.agents.importers import READERS
 from typer.testing import CliRunner
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from roots import project
+from roots import canonical, project
 
 FIX = Path(__file__).resolve().parents[1] / "fixtures" / "importers"
 AUTO = "claude-memory/projects/-home-dana-src-upload-client/memory"
@@ -40,16 +40,6 @@ def records(root: Path, role: str) -> list[dict]:
 
 def notebook(root: Path, role: str) -> str:
     return (root / "agents" / "state" / "memory" / f"{role}.md").read_text(encoding="utf-8")
-
-
-def canonical(root: Path) -> dict[str, bytes]:
-    state = root / "agents" / "state"
-    return {
-        str(p.relative_to(root)): p.read_bytes()
-        for folder in ("memory", "archive")
-        if (state / folder).exists()
-        for p in sorted((state / folder).iterdir())
-    }
 
 
 def fixture(name: str, tmp_path: Path) -> Path:

@@ -14,7 +14,7 @@ from rolebook.agents.importers import run as importing
 from typer.testing import CliRunner
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from roots import project
+from roots import canonical, project
 
 runner = CliRunner()
 
@@ -23,16 +23,6 @@ def rb(root: Path, *args: str) -> tuple[int, str, str]:
     project(root)
     result = runner.invoke(app, ["--root", str(root), *args])
     return result.exit_code, result.stdout, result.stderr
-
-
-def canonical(root: Path) -> dict[str, bytes]:
-    state = root / "agents" / "state"
-    return {
-        str(p.relative_to(root)): p.read_bytes()
-        for folder in ("memory", "archive")
-        if (state / folder).exists()
-        for p in sorted((state / folder).iterdir())
-    }
 
 
 @pytest.fixture
