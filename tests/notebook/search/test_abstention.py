@@ -9,6 +9,7 @@ figures through every agent CLI's form, and on set b, are the bench's.
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +19,9 @@ from rolebook.agents.session import open_session
 from rolebook.notebook.search import bounded, failure_of, sure_hits
 from rolebook.notebook.search.abstention import Decision
 from rolebook.notebook.store import Layout, Writer
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
+from bench_recall import tally
 
 SET_A = Path(__file__).resolve().parents[2] / "fixtures" / "failures" / "a"
 
@@ -53,25 +57,16 @@ def memory(tmp_path_factory: pytest.TempPathFactory) -> tuple[Layout, dict[str, 
 def figures(memory: tuple[Layout, dict[str, str]], split: str) -> tuple[float, float, float, float]:
     """(hit rate, precision, silence, characters per failure) of the hook's decision."""
     layout, ids = memory
-    hits = with_lesson = shown = relevant = without = silent = chars = failures = 0
+    picks: list[tuple[set[str], list[str]]] = []
+    chars = 0
     for case in rows("failures.jsonl"):
         if case["split"] != split:
             continue
         output = "\n".join(s for s in (case["stdout"], case["stderr"]) if s)
         found = sure_hits([("", layout)], failure_of(case["command"], bounded(output)))
-        picked = [ids.get(h.id) for h in found.hits]
-        wanted = set(case["relevant"])
-        failures += 1
+        picks.append((set(case["relevant"]), [ids.get(h.id, "?") for h in found.hits]))
         chars += sum(len(h.line(200)) for h in found.hits)
-        shown += len(picked)
-        relevant += sum(1 for p in picked if p in wanted)
-        if wanted:
-            with_lesson += 1
-            hits += bool(wanted & set(picked))
-        else:
-            without += 1
-            silent += not picked
-    return hits / with_lesson, relevant / max(shown, 1), silent / without, chars / failures
+    return (*tally(picks), chars / len(picks))  # the bench's own tally: one definition of each figure
 
 
 def test_on_held_out_failures_the_hook_shows_the_lesson_for_most_and_stays_silent_on_the_rest(
