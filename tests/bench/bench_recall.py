@@ -104,7 +104,7 @@ def make_root(root: Path, lessons: list[dict[str, Any]]) -> dict[str, str]:
     from rolebook.notebook.store import Writer
 
     (root / "rolebook.yaml").write_text("search:\n  mode: keyword\n", encoding="utf-8")
-    session = open_session(load_config(root), Writer())
+    session = open_session(load_config(root), Writer(), new_roles=True)  # the set's roles
     for lesson in sorted(lessons, key=lambda x: (x["date"], x["id"])):
         entries = session.entries(lesson["date"], **{lesson["section"]: [lesson["text"]]})
         session.end(lesson["role"], entries)

@@ -91,7 +91,7 @@ class Root:
         self.tmp = tempfile.TemporaryDirectory()
         root = Path(self.tmp.name)
         (root / "rolebook.yaml").write_text("{}\n", encoding="utf-8")
-        self.session = open_session(load_config(root))
+        self.session = open_session(load_config(root), new_roles=True)
 
     def write(self, role: str, items: list[tuple[str, str]]) -> list[dict[str, Any]]:
         """Add mistakes (date, text) in one update; the `added` objects of its JSON."""

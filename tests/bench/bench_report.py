@@ -205,7 +205,7 @@ def session_on(session: Session, day: dt.date) -> Session:
 
 def promote_and_break(root: Path, today: dt.date) -> None:
     """Promote what is due (as of three weeks ago), then repeat two of those mistakes since."""
-    session = open_session(load_config(root))
+    session = open_session(load_config(root), new_roles=True)
     due = session_on(session, today - dt.timedelta(days=21))
     promoted = [due.promote(c) for c in due.candidates()[:6]]
     for p in promoted[:2]:
@@ -254,7 +254,7 @@ def make_demo(folder: Path, today: dt.date, rng: random.Random) -> Path:
     config.write_text(
         config.read_text(encoding="utf-8") + "shared_roots: [{name: team, path: ../team}]\n", encoding="utf-8"
     )
-    base = open_session(load_config(root))
+    base = open_session(load_config(root), new_roles=True)
     start = today - dt.timedelta(days=150)
     weights = {r: [1.0 / (k + 1) ** 1.3 for k in range(len(m))] for r, m in DEMO.items()}
     sweeps = {start + dt.timedelta(days=d) for d in range(35, 100, 21)}

@@ -20,7 +20,8 @@ import time
 from pathlib import Path
 
 from bench_search import PROBLEMS, TOOLS, make_archive, timed
-from rolebook.agents.config import load_config, open_session
+from rolebook.agents.config import load_config
+from rolebook.agents.session import open_session
 from rolebook.notebook.search.query import Query
 from rolebook.notebook.store.index import Index, refresh
 from rolebook.notebook.store.layout import Layout
@@ -36,7 +37,7 @@ def build(root: Path) -> float:
 
 
 def measure(root: Path, queries: list[str], runs: int, rng: random.Random) -> tuple[float, float, float, float]:
-    session = open_session(load_config(root))
+    session = open_session(load_config(root), new_roles=True)
     times = []
     for q in queries:
         start = time.perf_counter()
