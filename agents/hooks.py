@@ -15,7 +15,7 @@ import json
 import re
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from rolebook.notebook.display import shown
 
@@ -99,7 +99,7 @@ def _text(value: Any) -> str:
     return ""
 
 
-def recall_text(root: Path | None, role: str | None, command: str, error: str) -> str:
+def recall_text(root: Path | None, role: str | None, command: str, error: str, exit_code: int | None = None) -> str:
     """The past lessons surely about a failed command and its output, framed as notes from
     memory, at most RECALL_CHARS characters in all; '' when none is (the usual answer)."""
     from rolebook.notebook.search import bounded, framed, render_within
@@ -110,7 +110,7 @@ def recall_text(root: Path | None, role: str | None, command: str, error: str) -
     config = load_config(root.absolute() if root else find_root())
     # keywords only, whatever the config says: this runs on every failed command, and a
     # model load would stall the agent; shared roots too
-    found = open_session(config).recall(bounded(command), bounded(error), role)
+    found = open_session(config).recall(bounded(command), bounded(error), role, exit_code)
     if found is None or not found.hits:
         return ""
     title = "past lessons that match this failure"
@@ -134,9 +134,18 @@ _GEMINI_TAIL = re.compile(
 _CLAUDE_EXIT = re.compile(r"^Exit code (-?\d+)\n?")
 
 
-def failed_call(data: dict[str, Any], agent: str | None) -> tuple[str, str] | None:
-    """(the command, its output) when the hook payload says the tool call failed, from the
-    tool's own result fields, never from words in its output; None for a success.
+class FailedCall(NamedTuple):
+    """A tool call that failed: its command, its output, its exit code when the CLI says it."""
+
+    command: str
+    output: str
+    exit_code: int | None = None
+
+
+def failed_call(data: dict[str, Any], agent: str | None) -> FailedCall | None:
+    """The command, its output and its exit code when the hook payload says the tool call
+    failed, from the tool's own result fields, never from words in its output; None for a
+    success.
 
     Claude Code runs the hook on failures only (PostToolUseFailure, its `error` starts
     "Exit code N"). Gemini CLI (AfterTool), Copilot CLI and Codex (PostToolUse) run it
@@ -167,7 +176,7 @@ def failed_call(data: dict[str, Any], agent: str | None) -> tuple[str, str] | No
         output = display if isinstance(display, str) and display else "\n".join(lines[:output_end])
         output = output.replace("<untrusted_context>", "").removeprefix("\nOutput: ").removeprefix("Output: ")
         reason = _text(error.get("message")) if isinstance(error, dict) else _text(error)
-        return command, "\n".join(x for x in (output, reason) if x)
+        return FailedCall(command, "\n".join(x for x in (output, reason) if x), code or None)
     if agent == "copilot":
         result = data.get("tool_result", data.get("toolResult"))
         result = result if isinstance(result, dict) else {}
@@ -180,18 +189,20 @@ def failed_call(data: dict[str, Any], agent: str | None) -> tuple[str, str] | No
         found = (_COPILOT_EXIT.match(lines[last]) or _COPILOT_OLD_EXIT.match(lines[last])) if last >= 0 else None
         if kind != "failure" and not (found and int(found.group(1)) != 0):
             return None
-        return command, "\n".join(lines[:last] if found else lines)
+        exit_code = int(found.group(1)) if found else None
+        return FailedCall(command, "\n".join(lines[:last] if found else lines), exit_code or None)
     if agent == "codex":
         given = response.get("exit_code", response.get("exitCode")) if isinstance(response, dict) else None
         if not isinstance(given, int):
             given = _codex_exit_code(data.get("transcript_path"), data.get("tool_use_id"))
         if not given:  # 0, or not known: not sure it failed
             return None
-        return command, _text(response)
+        return FailedCall(command, _text(response), given)
     if data.get("hook_event_name") == "PostToolUse":  # Claude Code: only successes come here
         return None
     error = _text(data.get("error")) or _text(data.get("error_message")) or _text(response)
-    return command, _CLAUDE_EXIT.sub("", error, count=1)
+    said = _CLAUDE_EXIT.match(error)
+    return FailedCall(command, _CLAUDE_EXIT.sub("", error, count=1), int(said.group(1)) if said else None)
 
 
 def _codex_exit_code(path: Any, call: Any) -> int | None:
@@ -233,7 +244,7 @@ def recall(
     """
     data = _hook_input(stdin)
     if error is not None or command is not None:
-        failed: tuple[str, str] | None = (command or "", error or "")
+        failed: FailedCall | None = FailedCall(command or "", error or "")
     else:
         failed = failed_call(data, agent)
     if failed is None:

@@ -290,7 +290,9 @@ class Session(Review):
             query = replace(query, embed_budget=self.embed_seconds)
         return search_roots(self.roots(root_only), query, model=self.model)
 
-    def recall(self, command: str, error: str, role: str | None = None) -> SearchResult | None:
+    def recall(
+        self, command: str, error: str, role: str | None = None, exit_code: int | None = None
+    ) -> SearchResult | None:
         """The past lessons surely about a failed command and its output, from this root and
         every shared root: usually none (rolebook speaks unasked only when it is sure; the
         decision is notebook/search/abstention.py's). None when there is nothing to look
@@ -303,7 +305,7 @@ class Session(Review):
         if not self.layout.archive.exists() and not self.layout.memory.exists():
             return None
         roles = (check_role(role),) if role else ()
-        return sure_hits(self.roots(), failure_of(command, error), roles)
+        return sure_hits(self.roots(), failure_of(command, error, exit_code), roles)
 
     def share(self, key: str, to: str | None = None) -> tuple[str, Shared]:
         """Copy the item whose id starts with `key` into a shared root (`to`, or the only

@@ -61,7 +61,10 @@ _FRAME = re.compile(
     r"|^\s*%\s+Total\b|^[\s\d.:%kKMGB/s-]+$|^\s*Traceback \(most recent call last\)"
 )
 #: a warning is not the failure (npm warn EBADENGINE, pip's WARNING: Location ... ignored)
-_WARNING = re.compile(r"(?i)^\s*(?:\w+ )?warn(?:ing)?\b")
+_WARNING = re.compile(r"(?i)^\s*(?:[│|]\s*)?(?:\w+ )?warn(?:ing)?\b")
+#: a diagnostic drawn in a box (terraform, tflint: "╷", "│ Warning: ...", "│ ...", "╵"): its
+#: lines after the first belong to it, a warning's to the warning
+_BOX_LINE = re.compile(r"^\s*│")
 #: source code quoted in a trace (the line after a Python frame, or one that reads as code)
 _SOURCE = re.compile(r"^\s*(?:raise|except|throw|return|def|class|import|const|let|var|function)\b|^\s*>\s")
 #: capitals that are words, not error codes
@@ -78,6 +81,7 @@ class Failure:
     command: tuple[str, ...]
     codes: tuple[str, ...]
     lines: tuple[str, ...]
+    exit_code: int | None = None
 
     def text(self) -> str:
         """All of it as one text, for a keyword query."""
@@ -124,12 +128,17 @@ def _head(words: list[str]) -> list[str]:
 
 _CAMEL = re.compile(r"[A-Za-z][a-z0-9]+(?:[A-Z][a-z0-9]*)+")
 _HUMP_PART = re.compile(r"[A-Z]?[a-z0-9]+")
+#: a name with a one-digit generation: sqlite3, python3, psycopg2, boto3 (the index holds
+#: "sqlite3" and "sqlite" apart)
+_NUMBERED = re.compile(r"\b([A-Za-z]{4,})\d\b")
 
 
-def camel_parts(text: str) -> str:
-    """The parts of a text's camelCase names (`lockfileVersion` -> "lockfile Version"),
-    as the index finds documents by them."""
-    return " ".join(" ".join(_HUMP_PART.findall(m)) for m in _CAMEL.findall(text))
+def name_parts(text: str) -> str:
+    """The parts of a text's names, as the index finds documents by them: camelCase
+    (`lockfileVersion` -> "lockfile Version") and a name without its one-digit
+    generation (`sqlite3` -> "sqlite")."""
+    camel = " ".join(" ".join(_HUMP_PART.findall(m)) for m in _CAMEL.findall(text))
+    return " ".join((camel, *_NUMBERED.findall(text))).strip()
 
 
 def clean(line: str) -> str:
@@ -157,23 +166,46 @@ def _path_words(match: re.Match[str]) -> str:
     return " " + " ".join(kept) + " "
 
 
-def failure_of(command: str, output: str) -> Failure:
-    """The signal of a failed command and its output (read bounded: `bounded`)."""
+#: a lesson that says what exit code a tool gives: "grep exits 1", "curl exit 7", "`npm
+#: outdated` exits with 1", "pytest exit code 5": (the word before, the code)
+_EXIT_MENTION = re.compile(
+    r"(?i)\b([a-z][\w.-]*)`?\s+(?:exit(?:s|ed)?|returns?|returned)\s+(?:with\s+)?(?:(?:code|status)\s+)?(\d{1,3})\b"
+)
+
+
+def exit_mentions(text: str) -> frozenset[tuple[str, int]]:
+    """The (tool word, exit code) pairs a lesson states."""
+    return frozenset((m.group(1).casefold(), int(m.group(2))) for m in _EXIT_MENTION.finditer(text))
+
+
+def failure_of(command: str, output: str, exit_code: int | None = None) -> Failure:
+    """The signal of a failed command and its output (read bounded: `bounded`), with its
+    exit code when the agent CLI says it."""
     text = _ANSI.sub("", bounded(output))
     lines: list[str] = []
     codes: list[str] = []
     rest: list[str] = []  # the other lines, for an output that names no error at all
     frame = -1  # the indent of a Python frame line: the line it quotes is indented deeper
+    boxed_warning = False  # inside a boxed diagnostic that is a warning
     for raw in text.splitlines():
         # a progress bar redraws its line; a lone \r is a character of the line (CRLF scripts)
         raw = raw.rsplit("\r", 1)[-1] if raw.count("\r") > 2 else raw.replace("\r", "\\r")
         if not raw.strip():
             continue
         indent = len(raw) - len(raw.lstrip())
+        if raw.strip() in ("╷", "╵"):  # a box opens or closes
+            boxed_warning = False
         if _FRAME.search(raw):
             frame = indent if raw.lstrip().startswith("File ") else -1
             continue
         quoted, frame = indent > frame >= 0, -1
+        if _BOX_LINE.match(raw):
+            if _WARNING.search(raw):
+                boxed_warning = True
+            if boxed_warning:
+                continue
+        else:
+            boxed_warning = False
         if quoted or _WARNING.search(raw) or _SOURCE.search(raw):
             continue
         found = [c for c in _CODE.findall(raw) if c not in _NOT_CODES] + _BRACKET_CODE.findall(raw)
@@ -186,7 +218,7 @@ def failure_of(command: str, output: str) -> Failure:
             rest.append(cleaned)
     if not lines:
         lines = rest[-FALLBACK_LINES:]
-    return Failure(command_words(command), tuple(dict.fromkeys(codes)), tuple(dict.fromkeys(lines)))
+    return Failure(command_words(command), tuple(dict.fromkeys(codes)), tuple(dict.fromkeys(lines)), exit_code)
 
 
 def task_of(text: str) -> Failure:

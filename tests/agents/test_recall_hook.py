@@ -27,7 +27,7 @@ NPM_EACCES = "npm error code EACCES\nnpm error syscall mkdir\nnpm error Error: E
 
 def cases(name: str) -> list[dict[str, Any]]:
     rows = []
-    for folder in ("a", "b"):
+    for folder in ("a", "b", "c"):
         with (FAILURES / folder / name).open(encoding="utf-8") as f:
             rows += [json.loads(line) for line in f if line.strip()]
     return rows
@@ -74,7 +74,7 @@ def test_every_form_says_nothing_after_a_failure_no_lesson_is_about(root: Path, 
 
 
 @pytest.mark.parametrize("form", ["claude", "gemini", "copilot", "codex"])
-def test_no_form_fires_on_the_real_successes_of_both_sets_that_print_failure_words(form: str, tmp_path: Path) -> None:
+def test_no_form_fires_on_the_real_successes_of_every_set_that_print_failure_words(form: str, tmp_path: Path) -> None:
     """Commands that exit 0 and print error, failed, denied, warning (set a: 41, set b: 42)."""
     fired = []
     for case in cases("successes.jsonl"):
@@ -85,7 +85,7 @@ def test_no_form_fires_on_the_real_successes_of_both_sets_that_print_failure_wor
 
 
 @pytest.mark.parametrize("form", ["claude", "gemini", "copilot", "codex"])
-def test_every_form_sees_every_real_failure_of_both_sets_as_a_failure(form: str, tmp_path: Path) -> None:
+def test_every_form_sees_every_real_failure_of_every_set_as_a_failure(form: str, tmp_path: Path) -> None:
     missed = []
     for case in cases("failures.jsonl"):
         stdin, extra = payload(form, case["command"], case["exit_code"], output_of(case), tmp_path)
@@ -130,7 +130,7 @@ def test_copilot_decides_from_its_result_type_and_its_last_shell_line() -> None:
 def test_codex_reads_the_exit_code_from_its_transcript_and_is_silent_when_it_is_not_there(tmp_path: Path) -> None:
     stdin, _extra = payload("codex", "npm ci", 1, NPM_EACCES, tmp_path)
     data = json.loads(stdin)
-    assert failed_call(data, "codex") == ("npm ci", NPM_EACCES)
+    assert failed_call(data, "codex") == ("npm ci", NPM_EACCES, 1)
     assert failed_call({**data, "tool_use_id": "call_other"}, "codex") is None
     assert failed_call({**data, "transcript_path": str(tmp_path / "gone.jsonl")}, "codex") is None
     assert failed_call({**data, "tool_response": {"output": "x", "exit_code": 2}}, "codex") is not None
@@ -139,7 +139,16 @@ def test_codex_reads_the_exit_code_from_its_transcript_and_is_silent_when_it_is_
 def test_claude_codes_post_tool_use_is_a_success_and_its_failure_event_drops_the_exit_code_line() -> None:
     assert failed_call({"hook_event_name": "PostToolUse", "tool_response": {"stdout": "error"}}, None) is None
     failed = {"hook_event_name": "PostToolUseFailure", "tool_input": {"command": "ls x"}, "error": "Exit code 2\nls: x"}
-    assert failed_call(failed, None) == ("ls x", "ls: x")
+    assert failed_call(failed, None) == ("ls x", "ls: x", 2)
+
+
+def test_every_form_hands_over_the_exit_code_its_cli_reports(tmp_path: Path) -> None:
+    """The exit code is evidence ("grep exits 1", "curl exit 7" in a lesson): each CLI's
+    own field gives it; `--command/--error` says none."""
+    for form in ("claude", "gemini", "copilot", "codex"):
+        stdin, extra = payload(form, "curl localhost:8080", 7, "curl: (7) Failed to connect", tmp_path)
+        failed = failed_call(json.loads(stdin), extra[1] if extra else None)
+        assert failed is not None and failed.exit_code == 7, form
 
 
 def test_the_hook_reads_a_bounded_head_and_tail_of_a_huge_payload_and_still_parses_it() -> None:
@@ -204,3 +213,67 @@ def test_a_logged_error_event_comes_first_when_the_same_command_fails_the_same_w
     assert done.returncode == 0, done.stderr
     shown = [line for line in done.stdout.splitlines() if line.startswith("[")]
     assert shown and lesson in shown[0], done.stdout
+
+
+def test_a_lesson_stating_the_tools_exit_code_is_shown_for_that_exit_code_only(tmp_path: Path) -> None:
+    """`grep` prints nothing when it finds nothing: its exit code (1) is all the failure
+    says, and "grep exits 1" in a lesson is the evidence; grep's exit 2 is another problem."""
+    from rolebook.agents.config import load_config
+    from rolebook.agents.session import open_session
+
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "rolebook.yaml").write_text("roles: [coder]\nsearch:\n  mode: keyword\n", encoding="utf-8")
+    session = open_session(load_config(project))
+    lessons = [
+        "grep exits 1 when it finds nothing; in CI steps append || true or test the count.",
+        "Smaller pull requests, please.",
+        "`npm outdated` exits with 1 whenever a dependency has a newer version.",
+    ]
+    session.end("coder", session.entries("2026-03-01", learnings=lessons))
+    for form in ("claude", "gemini", "copilot", "codex"):
+        stdin, extra = payload(form, "grep -c TODO src/app.py", 1, "", tmp_path)
+        assert "grep exits 1" in answer(project, stdin, extra), form
+        stdin, extra = payload(form, "grep -c TODO src/app.py", 2, "", tmp_path)
+        assert answer(project, stdin, extra) == "", form
+        stdin, extra = payload(form, "npm install", 1, "npm error code E404\nnpm error 404 Not Found", tmp_path)
+        assert "outdated" not in answer(project, stdin, extra), form
+
+
+def test_exit_mentions_read_the_word_before_and_the_code() -> None:
+    from rolebook.notebook.search.failure import exit_mentions
+
+    assert exit_mentions("grep exits 1 when it finds nothing") == {("grep", 1)}
+    assert exit_mentions("curl exit 7 means nothing listens; pytest exit code 5: none collected") == {
+        ("curl", 7),
+        ("pytest", 5),
+    }
+    assert exit_mentions("`npm outdated` exits with 1 as soon as") == {("outdated", 1)}
+    assert exit_mentions("the exit status is what counts") == frozenset()
+
+
+def test_a_boxed_warning_is_not_the_failure_but_the_boxed_error_after_it_is() -> None:
+    """terraform draws each diagnostic in a box; its warning (no .terraformrc) comes
+    before every error and is noise."""
+    from rolebook.notebook.search import failure_of
+
+    output = (
+        "There are some problems with the CLI configuration:\n╷\n│ Warning: Unable to open CLI configuration file\n"
+        '│\n│ The CLI configuration file at "/root/.terraformrc" does not exist.\n╵\n\n'
+        "╷\n│ Error: Failed to query available provider packages\n│\n"
+        "│ Could not retrieve the list of available versions for provider hashicorp/aws\n╵\n"
+    )
+    lines = failure_of("terraform init", output).lines
+    assert not any("configuration" in line for line in lines)
+    assert lines[0] == "Error Failed to query available provider packages"
+    assert any("available versions" in line for line in lines)
+
+
+def test_a_numbered_name_is_found_by_its_name_too() -> None:
+    """sqlite3's error finds the lesson that says "sqlite"; the index holds them apart."""
+    from rolebook.notebook.search.failure import name_parts
+
+    assert "sqlite" in name_parts("sqlite3.OperationalError: database is locked").split()
+    assert name_parts("import psycopg2, boto3").split() == ["psycopg", "boto"]
+    assert "lockfile Version" in name_parts("lockfileVersion 3")
+    assert name_parts("dev1 v2 sha256 version 12") == ""
