@@ -41,11 +41,42 @@ no gain on fit), the lead taken relative to the best (no gain), words held by mo
 20 documents left out (fit 67.9 / 86.4 / 92.5, held-out 53.8 / 73.7 / 93.0), key lines
 cut to 4 / 8 / 16 (fit 73.2 / 64.3 / 64.3 hit; held-out 53.8 / 65.4 / 63.5 hit). The
 last two rows are as good or better on fit but leave held-out silence under 0.90: not kept.
-Of the fit failures with a lesson, the kept decision ranks a relevant lesson first for
+Of the fit failures with a lesson, that decision ranked a relevant lesson first for
 47 of 56 (39 shown); the rest of the gap to the goal (hit 0.80) is scores: the true lessons
 below the threshold (a message matched by one or two words: "database is locked", "yarn:
 command not found", `grep` exiting 1) score as low as near misses (the same exception or
 tool, another cause), which keyword evidence cannot tell apart.
+
+Then a third hand's set came (c: 176 failures whose lessons paraphrase their errors), and
+the decision fitted on a's fit half lost on it what it had lost on b: 39.6 / 61.8 / 86.0 on
+c's held-out half. So the decision is now fitted on three hands: `--fit` defaults to a's fit
+half, all of b and c's fit half (precision >= 0.82 and silence >= 0.91 there, chosen before
+c was looked at), and reports a's and c's held-out halves. hit / precision / silence, %:
+
+| variant | fit | a held-out | c held-out |
+| --- | --- | --- | --- |
+| last stop (fitted on a's fit half) | 62.0/76.5/86.9 | 61.5/80.5/90.7 | 39.6/61.8/86.0 |
+| + new evidence (below), the same constants | 65.2/78.7/87.4 | 61.5/80.5/90.7 | 39.6/60.0/84.0 |
+| the same, fitted on a's fit half and b (c whole: 37.0/68.0/90.5) | 65.4/82.6/91.5 | 57.7/81.6/93.0 | |
+| the same at the goals (0.80 / 0.90) | 67.0/80.8/90.1 | 57.7/82.1/93.0 | |
+| **kept: fitted on a's fit half, b, c's fit half** | **61.1/82.3/92.0** | **55.8/80.6/93.0** | **30.2/59.3/88.0** |
+
+New evidence: the exit code a lesson states for the failing tool ("grep exits 1", "curl
+exit 7"), a numbered name read as its name too (sqlite3 as sqlite), a warning drawn in a
+box skipped with its box (terraform's missing .terraformrc). Both held-out halves
+together: 42.9 / 71.4 / 90.3 kept, 50.5 / 71.1 / 87.1 for the last stop's constants with
+the new evidence: the fit on three hands buys silence with hit rate,
+and precision on a hand not fitted on stays near 0.71 at any threshold the grid offers
+(its near misses score as high as its answers). Leave one set out (fitted on two whole
+sets, reported on the third): b 59.5 / 83.3 / 90.1, a 58.3 / 87.5 / 96.4.
+
+Evidence by meaning was measured too, not kept: MiniLM's cosine between the failure's
+signal and each lesson, added to the strength (weights 0-30, with its lead over the next,
+fitted on a's fit half): a's held-out half 63.5-65.4 / 75.6-77.3 / 83.7-86.0, no better than
+keywords, for a model load (numpy alone is 4x `python -c pass`) the hook's budget (6x) has
+no room for. The ceiling is the ranking: a relevant lesson comes first for 77% of a's
+held-out failures with one and 75% of b's by keywords, 65% and 69% by MiniLM alone, 79% and
+81% with both; no threshold can show more than that.
 """
 
 from __future__ import annotations
@@ -77,7 +108,8 @@ every success goes through the hook as each agent CLI hands it over (form: claud
 `--command/--error` arguments, gemini, copilot, codex). Hit: a relevant lesson shown, for failures
 that have one; precision: the share of shown lessons that are relevant; silence: nothing shown,
 for failures with no lesson and for successes; characters that reached the agent. The decision
-was fitted on set a's fit rows only: set a's held-out rows and all of set b are the result."""
+was fitted on set a's fit half, all of set b and set c's fit half: the held-out halves of a and c
+are the result (b is fit data)."""
 
 
 def payload(form: str, case: dict[str, Any], folder: Path | None = None) -> tuple[str, list[str]]:
@@ -226,7 +258,7 @@ def collect(root: Path, ids: dict[str, str], failures: list[dict[str, Any]]) -> 
         stdin, _ = payload("claude", case)
         failed = failed_call(_hook_input(stdin), None)
         assert failed is not None
-        found, _ = evidence(roots, failure_of(bounded(failed[0]), bounded(failed[1])))
+        found, _ = evidence(roots, failure_of(bounded(failed.command), bounded(failed.output), failed.exit_code))
         found = [replace(e, hit=replace(e.hit, id=ids.get(e.hit.id, "?"))) for e in found]
         out.append((set(case["relevant"]), found))
     return out
@@ -281,24 +313,35 @@ def steady(swept: list[tuple[tuple[float, float, float], float]], i: int) -> flo
 
 
 #: What the fit asks of a decision on the fit rows, a little above the goals (0.80, 0.90)
-#: so that it has room on rows it has not seen.
-FIT_PRECISION = 0.85
-FIT_SILENCE = 0.92
+#: so that it has room on rows it has not seen (0.85 / 0.92 when the fit rows were a's 56)
+FIT_PRECISION = 0.82
+FIT_SILENCE = 0.91
+
+
+def cases_of(parts: list[str]) -> list[tuple[set[str], list[Any]]]:
+    """The collected cases of the named parts ("a-fit", "a-held-out", "b", "c"...), each
+    set's failures judged against that set's own lessons in a fresh root."""
+    out: list[tuple[set[str], list[Any]]] = []
+    for name in sorted({p.split("-", 1)[0] for p in parts}):
+        failures, _, lessons = load(name)
+        splits = {p.split("-", 1)[1] for p in parts if p.startswith(name + "-")}
+        wanted = [f for f in failures if name in parts or f["split"] in splits]
+        with tempfile.TemporaryDirectory() as tmp:
+            root = Path(tmp) / "root"
+            root.mkdir()
+            out += collect(root, make_root(root, lessons), wanted)
+    return out
 
 
 def fit(args: argparse.Namespace) -> None:
-    """Sweep the decision's constants on set a's fit rows; print the best and the grid's top."""
+    """Sweep the decision's constants on the fit parts; print the best and the grid's top,
+    with their figures on the parts reported."""
     import itertools
 
     from rolebook.notebook.search.abstention import Decision
 
-    failures, _, lessons = load("a")
-    with tempfile.TemporaryDirectory() as tmp:
-        root = Path(tmp) / "root"
-        root.mkdir()
-        ids = make_root(root, lessons)
-        fit_cases = collect(root, ids, [f for f in failures if f["split"] == "fit"])
-        held_cases = collect(root, ids, [f for f in failures if f["split"] == "held-out"])
+    fit_cases = cases_of(args.fit_on.split(","))
+    reported = {part: cases_of([part]) for part in args.report.split(",") if part}
     results: list[tuple[tuple[float, float, float], Any, float]] = []
     grid = itertools.product(
         (0.5, 1.0, 2.0),
@@ -313,26 +356,25 @@ def fit(args: argparse.Namespace) -> None:
     for slope, power, command, code, other, margin, second, pair in grid:
         decision = Decision(slope, power, command, code, other, margin, 0.0, second, pair=pair)
         swept = sweep(fit_cases, decision)
-        ok = [(i, f, t) for i, (f, t) in enumerate(swept) if f[1] >= FIT_PRECISION and f[2] >= FIT_SILENCE]
+        ok = [(i, f, t) for i, (f, t) in enumerate(swept) if f[1] >= args.precision and f[2] >= args.silence]
         if ok:
             i, f, t = max(ok, key=lambda x: (x[1][0], x[1][1] + x[1][2], steady(swept, x[0])))
             results.append((f, replace(decision, threshold=t), steady(swept, i)))
     results.sort(key=lambda r: (-r[0][0], -r[0][1] - r[0][2], -r[2]))
-    print(f"{len(results)} of the grid reach precision {FIT_PRECISION} and silence {FIT_SILENCE} on the fit rows")
+    print(f"{len(results)} of the grid reach precision {args.precision} and silence {args.silence} on the fit rows")
     for (h, p, s), d, _ in results[: args.top]:
-        hh, hp, hs = score(held_cases, d)
+        figures = "  ".join(f"{part} {'/'.join(f'{x:.3f}' for x in score(c, d))}" for part, c in reported.items())
         print(
             f"slope {d.slope} power {d.power} command {d.command} code {d.code} other {d.other} margin {d.margin} "
-            f"threshold {d.threshold:.1f} second {d.second} pair {d.pair}: fit {h:.3f}/{p:.3f}/{s:.3f}  "
-            f"held-out {hh:.3f}/{hp:.3f}/{hs:.3f}"
+            f"threshold {d.threshold:.1f} second {d.second} pair {d.pair}: fit {h:.3f}/{p:.3f}/{s:.3f}  {figures}"
         )
     d = Decision()
-    print("the module's constants:", score(fit_cases, d), "held-out", score(held_cases, d))
+    print("the module's constants: fit", score(fit_cases, d), *(f"{k} {score(c, d)}" for k, c in reported.items()))
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--set", default="a", choices=("a", "b"))
+    parser.add_argument("--set", default="a", choices=sorted(p.name for p in FIXTURES.iterdir() if p.is_dir()))
     parser.add_argument("--split", default="held-out", choices=("fit", "held-out", "all"))
     parser.add_argument(
         "--form", default="claude,args,gemini,copilot,codex", help="comma-separated: " + ", ".join(FORMS)
@@ -340,6 +382,10 @@ def main() -> None:
     parser.add_argument("--process", action="store_true", help="run the installed command, one process a case")
     parser.add_argument("--fit", action="store_true", help="sweep the decision's constants on set a's fit rows")
     parser.add_argument("--top", type=int, default=15, help="with --fit: how many of the best to print")
+    parser.add_argument("--fit-on", default="a-fit,b,c-fit", help="with --fit: the parts fitted on (a-fit, b, ...)")
+    parser.add_argument("--report", default="a-held-out,c-held-out", help="with --fit: the parts reported")
+    parser.add_argument("--precision", type=float, default=FIT_PRECISION, help="with --fit: least precision on fit")
+    parser.add_argument("--silence", type=float, default=FIT_SILENCE, help="with --fit: least silence on fit")
     args = parser.parse_args()
     if args.fit:
         fit(args)

@@ -1,9 +1,10 @@
 """The recall hook's decision (notebook/search/abstention.py) on labelled real failures.
 
-Set a (tests/fixtures/failures/a, read its card) was split before anything was fitted:
-the constants were chosen on its "fit" rows (`python tests/bench/bench_recall.py --fit`),
-and these tests pin what they do on its held-out rows, which the fit never saw. The
-figures through every agent CLI's form, and on set b, are the bench's.
+Sets a and c (tests/fixtures/failures, read the cards) were split before anything was
+fitted on them: the constants were chosen on a's and c's "fit" rows and all of set b
+(`python tests/bench/bench_recall.py --fit`), and these tests pin what they do on a's and
+c's held-out rows, which the fit never saw. The figures through every agent CLI's form are
+the bench's.
 """
 
 from __future__ import annotations
@@ -23,22 +24,20 @@ from rolebook.notebook.store import Layout, Writer
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
 from bench_recall import tally
 
-SET_A = Path(__file__).resolve().parents[2] / "fixtures" / "failures" / "a"
+FAILURES = Path(__file__).resolve().parents[2] / "fixtures" / "failures"
 
 
-def rows(name: str) -> list[dict[str, Any]]:
-    with (SET_A / name).open(encoding="utf-8") as f:
+def rows(name: str, folder: str = "a") -> list[dict[str, Any]]:
+    with (FAILURES / folder / name).open(encoding="utf-8") as f:
         return [json.loads(line) for line in f if line.strip()]
 
 
-@pytest.fixture(scope="module")
-def memory(tmp_path_factory: pytest.TempPathFactory) -> tuple[Layout, dict[str, str]]:
-    """Set a's lessons in a fresh root (one session end per role, oldest first), and
-    which lesson each record is."""
-    root = tmp_path_factory.mktemp("memory")
+def remember(root: Path, folder: str) -> tuple[Layout, dict[str, str]]:
+    """A set's lessons in a fresh root (one session end per role, oldest first), and which
+    lesson each record is."""
     (root / "rolebook.yaml").write_text("search:\n  mode: keyword\n", encoding="utf-8")
-    session = open_session(load_config(root), Writer(), new_roles=True)  # set a's roles
-    lessons = rows("lessons.jsonl")
+    session = open_session(load_config(root), Writer(), new_roles=True)  # the set's roles
+    lessons = rows("lessons.jsonl", folder)
     by_role: dict[str, list[Any]] = {}
     for lesson in sorted(lessons, key=lambda x: (x["date"], x["id"])):
         entries = session.entries(lesson["date"], **{lesson["section"]: [lesson["text"]]})
@@ -54,16 +53,26 @@ def memory(tmp_path_factory: pytest.TempPathFactory) -> tuple[Layout, dict[str, 
     return Layout.default(root), ids
 
 
-def figures(memory: tuple[Layout, dict[str, str]], split: str) -> tuple[float, float, float, float]:
+@pytest.fixture(scope="module")
+def memory(tmp_path_factory: pytest.TempPathFactory) -> tuple[Layout, dict[str, str]]:
+    return remember(tmp_path_factory.mktemp("memory"), "a")
+
+
+@pytest.fixture(scope="module")
+def memory_c(tmp_path_factory: pytest.TempPathFactory) -> tuple[Layout, dict[str, str]]:
+    return remember(tmp_path_factory.mktemp("memory_c"), "c")
+
+
+def figures(memory: tuple[Layout, dict[str, str]], split: str, folder: str = "a") -> tuple[float, float, float, float]:
     """(hit rate, precision, silence, characters per failure) of the hook's decision."""
     layout, ids = memory
     picks: list[tuple[set[str], list[str]]] = []
     chars = 0
-    for case in rows("failures.jsonl"):
+    for case in rows("failures.jsonl", folder):
         if case["split"] != split:
             continue
         output = "\n".join(s for s in (case["stdout"], case["stderr"]) if s)
-        found = sure_hits([("", layout)], failure_of(case["command"], bounded(output)))
+        found = sure_hits([("", layout)], failure_of(case["command"], bounded(output), case["exit_code"]))
         picks.append((set(case["relevant"]), [ids.get(h.id, "?") for h in found.hits]))
         chars += sum(len(h.line(200)) for h in found.hits)
     return (*tally(picks), chars / len(picks))  # the bench's own tally: one definition of each figure
@@ -72,15 +81,31 @@ def figures(memory: tuple[Layout, dict[str, str]], split: str) -> tuple[float, f
 def test_on_held_out_failures_the_hook_shows_the_lesson_for_most_and_stays_silent_on_the_rest(
     memory: tuple[Layout, dict[str, str]],
 ) -> None:
-    """Measured at the fitted constants: hit 0.615, precision 0.805, silence 0.907 (through
-    the hook, bench_recall.py: the same; before function words were left out and pairs
-    weighed double: hit 0.635, precision 0.767, silence 0.907); before the decision (every
+    """Set a's held-out rows, at the constants fitted on three hands: hit 0.558, precision
+    0.806, silence 0.930 (through the hook, bench_recall.py: the same). Fitted on a's fit
+    rows alone (the last stop): 0.615 / 0.805 / 0.907, its hit rate bought on a's own hand
+    (on set b, then never fitted on: 0.635 / 0.741 / 0.832). Before the decision (every
     failure got its 3-5 best keyword hits): hit 0.62, precision 0.08, silence 0.00."""
     hit, precision, silence, chars = figures(memory, "held-out")
     print(f"held-out: hit {hit:.3f}, precision {precision:.3f}, silence {silence:.3f}, {chars:.0f} chars")
-    assert hit >= 0.61
+    assert hit >= 0.55
     assert precision >= 0.80
-    assert silence >= 0.90
+    assert silence >= 0.93
+    assert chars <= 400
+
+
+def test_on_the_third_hands_held_out_failures_the_hook_stays_silent_on_most_of_the_rest(
+    memory_c: tuple[Layout, dict[str, str]],
+) -> None:
+    """Set c's held-out rows (a third hand, whose lessons paraphrase their errors: keyword
+    evidence is weakest there): hit 0.302, precision 0.593, silence 0.880; the last stop's
+    decision: 0.396 / 0.618 / 0.860. What the hook cannot yet do is pinned here too: a drop
+    fails."""
+    hit, precision, silence, chars = figures(memory_c, "held-out", "c")
+    print(f"c held-out: hit {hit:.3f}, precision {precision:.3f}, silence {silence:.3f}, {chars:.0f} chars")
+    assert hit >= 0.30
+    assert precision >= 0.59
+    assert silence >= 0.88
     assert chars <= 400
 
 
