@@ -25,10 +25,13 @@ from .session_io import Globals, begin
 SPEC = Path(__file__).parent / "cli" / "spec.json"
 
 
-def _recall(g: Globals, role: str | None, command: str | None, error: str | None, agent: str | None) -> int:
+def _recall(
+    g: Globals, role: str | None, command: str | None, error: str | None, agent: str | None, exit_code: int | None
+) -> int:
     from .hooks import run
 
-    return run("recall", {"root": g.root, "role": role, "command": command, "error": error, "agent": agent})
+    given = {"command": command, "error": error, "exit_code": exit_code}
+    return run("recall", {"root": g.root, "role": role, "agent": agent, **given})
 
 
 def _hook(g: Globals, event: str, role: str | None, agent: str | None) -> int:

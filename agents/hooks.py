@@ -236,15 +236,16 @@ def recall(
     command: str | None,
     error: str | None,
     agent: str | None = None,
+    exit_code: int | None = None,
 ) -> str:
     """What to print for a failed tool call: the hook JSON the CLI injects, plain text, or ''.
 
-    With `--command`/`--error` the caller says the call failed; otherwise the payload
-    says so (`failed_call`), in the form of the agent CLI named (`agent`).
+    With `--command`/`--error` (and `--exit-code`) the caller says the call failed;
+    otherwise the payload says so (`failed_call`), in the form of the agent CLI named (`agent`).
     """
     data = _hook_input(stdin)
     if error is not None or command is not None:
-        failed: FailedCall | None = FailedCall(command or "", error or "")
+        failed: FailedCall | None = FailedCall(command or "", error or "", exit_code or None)
     else:
         failed = failed_call(data, agent)
     if failed is None:
@@ -371,7 +372,7 @@ def run(name: str, args: dict[str, Any]) -> int:
         root, role = args.get("root"), args.get("role")
         agent = args.get("agent")
         if name == "recall":
-            out = recall(stdin, root, role, args.get("command"), args.get("error"), agent)
+            out = recall(stdin, root, role, args.get("command"), args.get("error"), agent, args.get("exit_code"))
         elif name == "session-start":
             session_start(stdin, root, role or "")
             if agent in ("codex", "gemini", "copilot"):  # they read JSON only: the notebook as context

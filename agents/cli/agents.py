@@ -31,14 +31,19 @@ def recall_cmd(
     command: Annotated[str | None, typer.Option("--command", help="The command that failed.")] = None,
     error: Annotated[str | None, typer.Option("--error", help="Its error output.")] = None,
     agent: AgentOpt = None,
+    exit_code: Annotated[
+        int | None, typer.Option("--exit-code", help="Its exit code (evidence too: 'grep exits 1').")
+    ] = None,
 ) -> None:
     """For hooks: print past lessons matching a failed tool call, or nothing. Never fails.
 
-    Reads the agent CLI's hook JSON on stdin (tool name, command, error), or takes
-    --command and --error. In a hook it answers in the form the CLI adds to context.
+    Reads the agent CLI's hook JSON on stdin (tool name, command, error, exit code), or
+    takes --command, --error and --exit-code. In a hook it answers in the form the CLI
+    adds to context. It shows a lesson only when sure it is about the failure: usually
+    nothing.
 
     \b
-    Example:  rolebook recall --command "npm ci" --error "EACCES: permission denied"
+    Example:  rolebook recall --command "npm ci" --error "EACCES: permission denied" --exit-code 243
     """
 
 

@@ -21,7 +21,7 @@ def payload(form: str, command: str, exit_code: int, output: str, folder: Path |
     the output alone and writes the exit code in its transcript (in `folder`) first.
     """
     if form == "args":
-        return "", ["--command", command, "--error", output]
+        return "", ["--command", command, "--error", output, "--exit-code", str(exit_code)]
     if form == "claude":
         if exit_code == 0:  # a success reaches PostToolUse, with the output and no exit code
             response = {"stdout": output, "stderr": "", "interrupted": False, "isImage": False}

@@ -48,10 +48,16 @@ def root(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return project
 
 
+def _code(options: dict[str, str]) -> int | None:
+    return int(options["--exit-code"]) if "--exit-code" in options else None
+
+
 def answer(root: Path, stdin: str, extra: list[str]) -> str:
     """What the hook adds to the agent's context ('' for nothing), as the CLI would read it."""
     options = dict(zip(extra[::2], extra[1::2], strict=True))
-    out = recall(stdin, root, None, options.get("--command"), options.get("--error"), options.get("--agent"))
+    out = recall(
+        stdin, root, None, options.get("--command"), options.get("--error"), options.get("--agent"), _code(options)
+    )
     if not out.startswith("{"):
         return out
     data = json.loads(out)
@@ -238,6 +244,10 @@ def test_a_lesson_stating_the_tools_exit_code_is_shown_for_that_exit_code_only(t
         assert answer(project, stdin, extra) == "", form
         stdin, extra = payload(form, "npm install", 1, "npm error code E404\nnpm error 404 Not Found", tmp_path)
         assert "outdated" not in answer(project, stdin, extra), form
+    for code, shown in (("1", True), ("2", False)):  # `rolebook recall --command --error --exit-code`, installed
+        args = ["--command", "grep -c TODO src/app.py", "--error", "", "--exit-code", code]
+        done = subprocess.run([ROLEBOOK, "--root", str(project), "recall", *args], capture_output=True, text=True)
+        assert done.returncode == 0 and ("grep exits 1" in done.stdout) == shown, done.stderr
 
 
 def test_exit_mentions_read_the_word_before_and_the_code() -> None:

@@ -151,6 +151,10 @@ def make_root(root: Path, lessons: list[dict[str, Any]]) -> dict[str, str]:
     return ids
 
 
+def _code(options: dict[str, str]) -> int | None:
+    return int(options["--exit-code"]) if "--exit-code" in options else None
+
+
 def run_hook(root: Path, stdin: str, extra: list[str], process: bool) -> str:
     """What the hook printed (for the agent's context), in process or as the installed command."""
     if process:
@@ -162,7 +166,9 @@ def run_hook(root: Path, stdin: str, extra: list[str], process: bool) -> str:
     options = dict(zip(extra[::2], extra[1::2], strict=True))
     err = io.StringIO()
     with contextlib.redirect_stderr(err):
-        return recall(stdin, root, None, options.get("--command"), options.get("--error"), options.get("--agent"))
+        return recall(
+            stdin, root, None, options.get("--command"), options.get("--error"), options.get("--agent"), _code(options)
+        )
 
 
 def context_text(out: str) -> str:
