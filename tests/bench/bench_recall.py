@@ -78,13 +78,23 @@ a different one taking 0-4 off, on the same fit: fit hit 0.611 -> 0.629 at best,
 a 0.538-0.577 / 0.806-0.857 / 0.930, c 0.321-0.358 / 0.567-0.633 / 0.86-0.88: one or two
 failures either way, not worth a table of sixty lines.
 
-Evidence by meaning was measured too, not kept: MiniLM's cosine between the failure's
-signal and each lesson, added to the strength (weights 0-30, with its lead over the next,
-fitted on a's fit half): a's held-out half 63.5-65.4 / 75.6-77.3 / 83.7-86.0, no better than
-keywords, for a model load (numpy alone is 4x `python -c pass`) the hook's budget (6x) has
-no room for. The ceiling is the ranking: a relevant lesson comes first for 77% of a's
-held-out failures with one and 75% of b's by keywords, 65% and 69% by MiniLM alone, 79% and
-81% with both; no threshold can show more than that.
+Evidence by meaning was measured too (`--fit-meaning`): MiniLM's cosine between the
+failure's signal and each lesson, times a weight, added to the keyword strength (the 5
+nearest lessons by meaning join the candidates), fitted as above on the three hands:
+
+| weight | fit | a held-out | c held-out |
+| --- | --- | --- | --- |
+| 0 (keywords, kept) | 61.1/82.3/92.0 | 55.8/80.6/93.0 | 30.2/59.3/88.0 |
+| 5 (the fit's best hit) | 65.2/82.8/91.4 | 59.6/83.8/93.0 | 34.0/64.3/88.0 |
+| 15 | 64.7/86.7/92.0 | 63.5/86.8/95.3 | 43.4/76.7/90.0 |
+| 20 | 64.7/86.7/92.0 | 65.4/85.0/93.0 | 45.3/77.4/90.0 |
+
+On the hand whose lessons paraphrase their errors, meaning is what keywords lack (a
+relevant lesson first for 57% of c's held-out failures with one by keywords, 72% with
+weight 20). It is not in the hook: a model load in a fresh hook process costs about a
+second (numpy alone is 4x `python -c pass`) where the hook's budget is 6x. The way to it is
+a process that holds the model already (the MCP server of the agent's session, reached
+over a local socket), which is left for later.
 """
 
 from __future__ import annotations
@@ -347,6 +357,79 @@ def cases_of(parts: list[str]) -> list[tuple[set[str], list[Any]]]:
     return out
 
 
+def meaning_cases(parts: list[str], model: Any) -> list[tuple[set[str], dict[str, float], dict[str, float]]]:
+    """For each failure of the parts: its relevant lessons, each candidate lesson's keyword
+    strength (the module's decision), and every lesson's cosine with the failure's signal
+    (its command and key lines) by the semantic extra's model."""
+    from rolebook.agents.hooks import _hook_input, failed_call
+    from rolebook.notebook.search import bounded, failure_of
+    from rolebook.notebook.search.abstention import Decision, evidence
+    from rolebook.notebook.store import Layout
+
+    out = []
+    for name in sorted({p.split("-", 1)[0] for p in parts}):
+        failures, _, lessons = load(name)
+        splits = {p.split("-", 1)[1] for p in parts if p.startswith(name + "-")}
+        wanted = [f for f in failures if name in parts or f["split"] in splits]
+        lesson_ids = [x["id"] for x in lessons]
+        vectors = model.encode([x["text"] for x in lessons])
+        with tempfile.TemporaryDirectory() as tmp:
+            root = Path(tmp) / "root"
+            root.mkdir()
+            ids = make_root(root, lessons)
+            for case in wanted:
+                failed = failed_call(_hook_input(payload("claude", case)[0]), None)
+                assert failed is not None
+                failure = failure_of(bounded(failed.command), bounded(failed.output), failed.exit_code)
+                found, _ = evidence([("", Layout.default(root))], failure)
+                strength = {ids.get(e.hit.id, "?"): Decision().strength(e) for e in found}
+                signal = model.encode([" ".join(failure.command) + "\n" + "\n".join(failure.lines)])[0]
+                cosines = dict(zip(lesson_ids, (vectors @ signal).tolist(), strict=True))
+                out.append((set(case["relevant"]), strength, cosines))
+    return out
+
+
+def meaning_picks(
+    cases: list[tuple[set[str], dict[str, float], dict[str, float]]], weight: float, threshold: float
+) -> list[tuple[set[str], list[str]]]:
+    """What a decision that adds `weight` x the cosine to each lesson's keyword strength
+    shows (the keyword candidates and the 5 nearest by meaning compete; the lead counts as
+    the module's MARGIN_WEIGHT says; one lesson at most)."""
+    from rolebook.notebook.search.abstention import MARGIN_WEIGHT
+
+    picks = []
+    for wanted, strength, cosines in cases:
+        pool = set(strength) | set(sorted(cosines, key=cosines.__getitem__)[-5:])
+        scored = sorted(((strength.get(i, 0.0) + weight * cosines.get(i, 0.0), i) for i in pool), reverse=True)
+        lead = scored[0][0] - scored[1][0] if len(scored) > 1 else scored[0][0] if scored else 0.0
+        shown = bool(scored) and scored[0][0] + MARGIN_WEIGHT * lead >= threshold
+        picks.append((wanted, [scored[0][1]] if shown else []))
+    return picks
+
+
+def fit_meaning(args: argparse.Namespace) -> None:
+    """The decision with evidence by meaning added (MiniLM's cosine between the failure's
+    signal and each lesson), fitted on the fit parts as `fit` does, for each weight."""
+    from rolebook.notebook.search import semantic
+
+    model = semantic.load(None, asked=True)
+    if model is None:
+        raise SystemExit("the semantic extra's model is not available here")
+    fit_cases = meaning_cases(args.fit_on.split(","), model)
+    reported = {part: meaning_cases([part], model) for part in args.report.split(",") if part}
+    for weight in (0.0, 2.0, 5.0, 10.0, 15.0, 20.0, 30.0, 40.0):
+        swept = [(tally(meaning_picks(fit_cases, weight, t / 10)), t / 10) for t in range(20, 400)]
+        ok = [(f, t) for f, t in swept if f[1] >= args.precision and f[2] >= args.silence]
+        if not ok:
+            print(f"weight {weight}: nothing reaches the fit's precision and silence")
+            continue
+        f, t = max(ok, key=lambda x: (x[0][0], x[0][1] + x[0][2]))
+        figures = "  ".join(
+            f"{part} {'/'.join(f'{x:.3f}' for x in tally(meaning_picks(c, weight, t)))}" for part, c in reported.items()
+        )
+        print(f"weight {weight:4.1f} threshold {t:4.1f}: fit {f[0]:.3f}/{f[1]:.3f}/{f[2]:.3f}  {figures}")
+
+
 def fit(args: argparse.Namespace) -> None:
     """Sweep the decision's constants on the fit parts; print the best and the grid's top,
     with their figures on the parts reported."""
@@ -394,7 +477,10 @@ def main() -> None:
         "--form", default="claude,args,gemini,copilot,codex", help="comma-separated: " + ", ".join(FORMS)
     )
     parser.add_argument("--process", action="store_true", help="run the installed command, one process a case")
-    parser.add_argument("--fit", action="store_true", help="sweep the decision's constants on set a's fit rows")
+    parser.add_argument("--fit", action="store_true", help="sweep the decision's constants on the fit parts")
+    parser.add_argument(
+        "--fit-meaning", action="store_true", help="the decision with MiniLM's cosine added, fitted on the fit parts"
+    )
     parser.add_argument("--top", type=int, default=15, help="with --fit: how many of the best to print")
     parser.add_argument("--fit-on", default="a-fit,b,c-fit", help="with --fit: the parts fitted on (a-fit, b, ...)")
     parser.add_argument("--report", default="a-held-out,c-held-out", help="with --fit: the parts reported")
@@ -403,6 +489,9 @@ def main() -> None:
     args = parser.parse_args()
     if args.fit:
         fit(args)
+        return
+    if args.fit_meaning:
+        fit_meaning(args)
         return
     failures, successes, lessons = load(args.set)
     if args.split != "all":
