@@ -217,6 +217,9 @@ def serve(root: Path | None, scope: str | None, session: str | None) -> int:
 
     front.hand_over()
     server = build(root, scope, session, box[0] if box else None)
+    from ..meaning import lend
+
+    lend(root)  # the model, for this project's recall hooks (with the semantic extra)
     anyio.run(serve_lines, server, KeptLines(front), Written(front))
     front.close()
     return 0

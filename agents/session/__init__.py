@@ -19,6 +19,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -305,7 +306,10 @@ class Session(Review):
         if not self.layout.archive.exists() and not self.layout.memory.exists():
             return None
         roles = (check_role(role),) if role else ()
-        return sure_hits(self.roots(), failure_of(command, error, exit_code), roles)
+        from ..meaning import nearness
+
+        lent = partial(nearness, self.layout.derived)  # the session's model, when its MCP server lends it
+        return sure_hits(self.roots(), failure_of(command, error, exit_code), roles, nearness=lent)
 
     def share(self, key: str, to: str | None = None) -> tuple[str, Shared]:
         """Copy the item whose id starts with `key` into a shared root (`to`, or the only

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:  # what type checkers see; at run time each name loads on first use
     from .abstention import sure_hits, task_hits
     from .failure import bounded, failure_of
+    from .meaning import Near
     from .query import STATUSES, Query
     from .render import FRAME_TOKENS, SearchResult, framed, render_hits, render_within
     from .retrieval import candidates, embed_all, search_roots
@@ -24,6 +25,7 @@ _WHERE = {
     "task_hits": "abstention",
     "bounded": "failure",
     "failure_of": "failure",
+    "Near": "meaning",
     "Query": "query",
     "STATUSES": "query",
     "FRAME_TOKENS": "render",
@@ -43,6 +45,7 @@ __all__ = [
     "FRAME_TOKENS",
     "STATUSES",
     "SYNONYMS",
+    "Near",
     "Query",
     "SearchResult",
     "bounded",

@@ -23,6 +23,7 @@ import datetime as dt
 import itertools
 import math
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from functools import partial
 
@@ -55,6 +56,14 @@ THRESHOLD = 6.1
 #: fit chose none (a share above 1): one lesson at most
 SECOND_SHARE = 2.0
 MAX_SHOWN = 2
+#: With the semantic extra's model lent by the session's MCP server (agents/meaning.py),
+#: MEANING_WEIGHT x the cosine between the failure's gist and the lesson adds to the
+#: strength, and MEANING_NEEDED is the strength a lesson needs; the other constants as
+#: above. Fitted as they were, on the three hands' fit rows (`bench_recall.py
+#: --fit-meaning`): of the weights tried, 15 has the best hit + precision + silence there
+#: (weight 5 a hit higher by one failure of 221, precision 4 points lower).
+MEANING_WEIGHT = 15.0
+MEANING_NEEDED = 15.2
 #: `read --task`: the keyword strength a task hit needs (a task is short: fewer words to
 #: share), or the score by meaning (hybrid or semantic) it needs instead; at most
 #: TASK_SHOWN are shown. Fitted on the fit queries of tests/fixtures/retrieval_heldout
@@ -161,6 +170,7 @@ class Evidence:
     terms: tuple[tuple[int, bool], ...]
     pairs: tuple[int, ...]
     code: int
+    cosine: float = 0.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -177,6 +187,7 @@ class Decision:
     second: float = SECOND_SHARE
     shown: int = MAX_SHOWN
     pair: float = PAIR_WEIGHT
+    meaning: float = 0.0
 
     def weight(self, count: int) -> float:
         """What a term or pair held by `count` documents weighs (0 when none holds it)."""
@@ -189,6 +200,7 @@ class Decision:
             score += (self.weight(n) * (self.command if cmd else 1.0)) ** self.power
         for n in e.pairs:
             score += self.pair * self.weight(n) ** self.power
+        score += self.meaning * e.cosine
         return score + (self.code if e.code > 0 else self.other if e.code < 0 else 0.0)
 
     def decide(self, found: list[Evidence]) -> list[Hit]:
@@ -212,13 +224,29 @@ class Decision:
 TASK_DECISION = Decision(slope=1.0, command=1.5, code=2.0, other=0.0, margin=0.5, threshold=TASK_THRESHOLD, pair=1.0)
 
 
+#: the decision when the failure's nearness to each lesson by meaning is known
+MEANING_DECISION = Decision(meaning=MEANING_WEIGHT, threshold=MEANING_NEEDED)
+
+
 def sure_hits(
-    roots: list[tuple[str, Layout]], failure: Failure, roles: tuple[str, ...] = (), today: dt.date | None = None
+    roots: list[tuple[str, Layout]],
+    failure: Failure,
+    roles: tuple[str, ...] = (),
+    today: dt.date | None = None,
+    nearness: Callable[[str, dict[str, str]], dict[str, float] | None] | None = None,
 ) -> SearchResult:
     """The lessons of these roots (the first is this one) sure to be about the failure,
-    best first: usually none. A shared root that cannot be searched is a warning."""
+    best first: usually none. A shared root that cannot be searched is a warning.
+    `nearness(gist, {id: text})`: the cosine of the failure to each candidate lesson by
+    meaning, or None (then keywords decide alone)."""
     found, warnings = evidence(roots, failure, roles, today)
-    shown = tuple(Decision().decide(found))
+    decision = Decision()
+    if nearness is not None and found:
+        cosines = nearness(failure.gist(), {e.hit.id: e.hit.text for e in found})
+        if cosines is not None:
+            found = [replace(e, cosine=cosines.get(e.hit.id, 0.0)) for e in found]
+            decision = MEANING_DECISION
+    shown = tuple(decision.decide(found))
     return SearchResult(shown, len(shown), warnings)
 
 

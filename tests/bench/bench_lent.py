@@ -1,0 +1,137 @@
+"""The recall hook with the session's model lent by `rolebook mcp` (agents/meaning.py).
+
+Run by hand (never in CI), with the semantic extra and its weights installed:
+`python tests/bench/bench_lent.py [--runs 21]`. For each of sets a and c (held-out halves):
+the set's lessons go into a fresh project (searching by meaning, the extra's default), then
+every held-out failure goes through the installed hook (`rolebook recall`, Claude Code's
+form) twice: with no MCP server running (keywords alone) and with `rolebook mcp` running
+for the project (the model lent). Prints hit / precision / silence for both, and the hook's
+whole-process time against `python -c pass` in the same run (medians, interleaved).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import benchdocs
+from bench_recall import context_text, load, payload, tally
+
+HERE = Path(__file__).resolve().parent
+ROLEBOOK = str(Path(sys.executable).parent / "rolebook")
+ABOUT = """The recall hook with the session's model lent by `rolebook mcp` (the semantic extra installed):
+each set's held-out failures through the installed hook (Claude Code's form), with no MCP server
+running (keywords alone) and with `rolebook mcp` running for the project. hit / precision / silence,
+and the hook's whole process against `python -c pass` in the same run (medians)."""
+
+
+def make_project(root: Path, lessons: list[dict[str, Any]]) -> dict[str, str]:
+    """The lessons in a project whose search mode is the default (meaning, with the extra)."""
+    import json
+
+    from rolebook.agents.config import load_config
+    from rolebook.agents.session import open_session
+
+    roles = sorted({x["role"] for x in lessons})
+    (root / "rolebook.yaml").write_text(f"roles: [{', '.join(roles)}]\n", encoding="utf-8")
+    session = open_session(load_config(root))
+    by_role: dict[str, list[Any]] = {}
+    for lesson in sorted(lessons, key=lambda x: (x["date"], x["id"])):
+        by_role.setdefault(lesson["role"], []).extend(
+            session.entries(lesson["date"], **{lesson["section"]: [lesson["text"]]})
+        )
+    for role, entries in by_role.items():
+        session.end(role, entries)
+    by_text = {" ".join(x["text"].split()): x["id"] for x in lessons}
+    ids = {}
+    for archive in (root / "agents/state/archive").glob("*.jsonl"):
+        for line in archive.read_text(encoding="utf-8").splitlines():
+            record = json.loads(line)
+            ids[record["id"]] = by_text.get(" ".join(record["text"].split()), "?")
+    return ids
+
+
+def hook(root: Path, stdin: str) -> tuple[str, float]:
+    start = time.perf_counter()
+    done = subprocess.run([ROLEBOOK, "--root", str(root), "recall"], input=stdin, capture_output=True, text=True)
+    return done.stdout, time.perf_counter() - start
+
+
+def bare() -> float:
+    start = time.perf_counter()
+    subprocess.run([sys.executable, "-c", "pass"], check=True)
+    return time.perf_counter() - start
+
+
+def run(name: str, runs: int) -> None:
+    import re
+
+    failures, _, lessons = load(name)
+    held = [f for f in failures if f["split"] == "held-out"]
+    root = Path(tempfile.mkdtemp(prefix="rb"))  # short: a Unix socket's path is at most ~104 bytes
+    try:
+        ids = make_project(root, lessons)
+        stdins = [payload("claude", case)[0] for case in held]
+
+        def figures() -> tuple[float, float, float]:
+            picks = []
+            for case, stdin in zip(held, stdins, strict=True):
+                shown = [ids.get(i, "?") for i in re.findall(r"#([0-9a-f]{6,})\b", context_text(hook(root, stdin)[0]))]
+                picks.append((set(case["relevant"]), shown))
+            return tally(picks)
+
+        def times() -> tuple[float, float]:
+            pairs = [(bare(), hook(root, stdins[n % len(stdins)])[1]) for n in range(runs)]
+            return statistics.median(p for p, _ in pairs), statistics.median(h for _, h in pairs)
+
+        alone = figures()
+        base, alone_time = times()
+        server = subprocess.Popen(
+            [ROLEBOOK, "--root", str(root), "mcp"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        try:
+            derived = root / "agents" / "state" / ".rolebook"
+            while not list(derived.glob("meaning-*.sock")):
+                time.sleep(0.2)
+            lent = figures()
+            base2, lent_time = times()
+        finally:
+            assert server.stdin is not None
+            server.stdin.close()
+            server.wait(timeout=60)
+        for label, (h, p, s), t, b in (
+            ("keywords alone", alone, alone_time, base),
+            ("model lent", lent, lent_time, base2),
+        ):
+            print(
+                f"set {name} held-out, {label:>14}: hit {h:.3f} precision {p:.3f} silence {s:.3f}   "
+                f"hook {t * 1000:5.0f} ms ({t / b:.1f}x python -c pass, {b * 1000:.0f} ms)"
+            )
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--runs", type=int, default=21)
+    parser.add_argument("--sets", default="a,c")
+    args = parser.parse_args()
+    os.environ.pop("ROLEBOOK_SEARCH_MODE", None)
+    for name in args.sets.split(","):
+        run(name, args.runs)
+
+
+if __name__ == "__main__":
+    with benchdocs.section("recall-lent", ABOUT):
+        main()
