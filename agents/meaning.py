@@ -161,11 +161,8 @@ class Lender:
         with contextlib.suppress(FileNotFoundError):
             path.unlink()
         server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        old = os.umask(0o177)  # the owner's alone: what lessons say is not for other users
-        try:
-            server.bind(str(path))
-        finally:
-            os.umask(old)
+        server.bind(str(path))
+        os.chmod(path, 0o600)  # the owner's alone (not the umask: it is the whole process's)
         server.listen(8)
         return server
 

