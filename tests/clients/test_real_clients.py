@@ -287,6 +287,68 @@ def test_in_a_whole_gemini_cli_session_the_hook_decides_by_the_model_its_mcp_ser
         shutil.rmtree(root, ignore_errors=True)
 
 
+def test_in_a_whole_copilot_cli_session_the_hook_decides_by_the_model_its_mcp_server_lends(tmp_path: Path) -> None:
+    """The same in Copilot CLI: its PostToolUse hook asks the `rolebook mcp` it started."""
+    copilot = client("copilot")
+    root, env = lending_project("copilot")
+    try:
+        home = tmp_path / "copilot-home"
+        home.mkdir()
+        steps = [("bash", {"command": c, "description": "run"}) for c in (WAIT_FOR_LENDER, "node server.js")]
+        with StandIn(steps) as model:
+            env |= {
+                "HOME": str(home),
+                "COPILOT_PROVIDER_BASE_URL": model.url,
+                "COPILOT_PROVIDER_TYPE": "anthropic",
+                "COPILOT_PROVIDER_API_KEY": "standin-key",
+                "COPILOT_MODEL": "claude-sonnet-4",
+            }
+            args = [copilot, "-p", "start the server", "--allow-all-tools", "--trust-folder"]
+            done = subprocess.run(args, cwd=root, env=env, capture_output=True, text=True, timeout=300)
+            assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+            contexts = [json.dumps(r["body"]) for r in model.requests if r["body"].get("tools")]
+        assert RECALLED not in contexts[1]
+        assert NODE_LESSON in contexts[2].split(RECALLED, 1)[1]
+        alone_says_nothing(root)
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def test_in_a_whole_codex_session_the_hook_decides_by_the_model_its_mcp_server_lends(tmp_path: Path) -> None:
+    """The same in Codex: its PostToolUse hook (the exit code from its transcript) asks the
+    `rolebook mcp` it started."""
+    codex = client("codex")
+    root, env = lending_project("codex")
+    try:
+        home = tmp_path / "codex-home"
+        home.mkdir()
+        # Codex hands a command that runs past its yield time back as still running, and goes on
+        # (a loaded machine loads the model slowly): the wait is given room to finish
+        steps = [
+            ("exec_command", {"cmd": WAIT_FOR_LENDER, "yield_time_ms": 120000}),
+            ("exec_command", {"cmd": "node server.js"}),
+        ]
+        with StandIn(steps) as model:
+            (home / "config.toml").write_text(
+                f'model = "gpt-5"\nmodel_provider = "standin"\napproval_policy = "never"\n'
+                f'sandbox_mode = "danger-full-access"\n'
+                f'[model_providers.standin]\nname = "standin"\nbase_url = "{model.url}/v1"\n'
+                f'wire_api = "responses"\nenv_key = "STANDIN_KEY"\n'
+                f'[projects."{root}"]\ntrust_level = "trusted"\n'
+            )
+            env |= {"HOME": str(home), "CODEX_HOME": str(home), "STANDIN_KEY": "standin-key"}
+            args = [codex, "exec", "--dangerously-bypass-hook-trust", "start the server"]
+            done = subprocess.run(args, cwd=root, env=env, capture_output=True, text=True, timeout=300)
+            assert done.returncode == 0, done.stderr[-2000:]
+            contexts = [json.dumps(r["body"]) for r in model.requests if r["path"].endswith("/responses")]
+        main = [c for c in contexts if "exec_command" in c]
+        assert RECALLED not in main[1]
+        assert NODE_LESSON in main[2].split(RECALLED, 1)[1]
+        alone_says_nothing(root)
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
 def test_a_whole_gemini_cli_session_gets_the_notebook_the_recalled_lesson_and_one_reminder(tmp_path: Path) -> None:
     gemini = client("gemini")
     root = tmp_path / "project"
