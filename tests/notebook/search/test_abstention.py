@@ -22,7 +22,9 @@ from rolebook.notebook.search.abstention import Decision
 from rolebook.notebook.store import Layout, Writer
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from bench_recall import tally
+from roots import remember
 
 FAILURES = Path(__file__).resolve().parents[2] / "fixtures" / "failures"
 
@@ -32,35 +34,19 @@ def rows(name: str, folder: str = "a") -> list[dict[str, Any]]:
         return [json.loads(line) for line in f if line.strip()]
 
 
-def remember(root: Path, folder: str) -> tuple[Layout, dict[str, str]]:
-    """A set's lessons in a fresh root (one session end per role, oldest first), and which
-    lesson each record is."""
-    (root / "rolebook.yaml").write_text("search:\n  mode: keyword\n", encoding="utf-8")
-    session = open_session(load_config(root), Writer(), new_roles=True)  # the set's roles
-    lessons = rows("lessons.jsonl", folder)
-    by_role: dict[str, list[Any]] = {}
-    for lesson in sorted(lessons, key=lambda x: (x["date"], x["id"])):
-        entries = session.entries(lesson["date"], **{lesson["section"]: [lesson["text"]]})
-        by_role.setdefault(lesson["role"], []).extend(entries)
-    for role, entries in by_role.items():
-        session.end(role, entries)
-    by_text = {" ".join(x["text"].split()): x["id"] for x in lessons}
-    ids = {}
-    for archive in (root / "agents/state/archive").glob("*.jsonl"):
-        for line in archive.read_text(encoding="utf-8").splitlines():
-            record = json.loads(line)
-            ids[record["id"]] = by_text.get(" ".join(record["text"].split()), "?")
-    return Layout.default(root), ids
+def remember_set(root: Path, folder: str) -> tuple[Layout, dict[str, str]]:
+    """A set's lessons in a fresh root, searched by keywords; which lesson each record is."""
+    return Layout.default(root), remember(root, rows("lessons.jsonl", folder), "search:\n  mode: keyword\n")
 
 
 @pytest.fixture(scope="module")
 def memory(tmp_path_factory: pytest.TempPathFactory) -> tuple[Layout, dict[str, str]]:
-    return remember(tmp_path_factory.mktemp("memory"), "a")
+    return remember_set(tmp_path_factory.mktemp("memory"), "a")
 
 
 @pytest.fixture(scope="module")
 def memory_c(tmp_path_factory: pytest.TempPathFactory) -> tuple[Layout, dict[str, str]]:
-    return remember(tmp_path_factory.mktemp("memory_c"), "c")
+    return remember_set(tmp_path_factory.mktemp("memory_c"), "c")
 
 
 def figures(memory: tuple[Layout, dict[str, str]], split: str, folder: str = "a") -> tuple[float, float, float, float]:
@@ -78,34 +64,27 @@ def figures(memory: tuple[Layout, dict[str, str]], split: str, folder: str = "a"
     return (*tally(picks), chars / len(picks))  # the bench's own tally: one definition of each figure
 
 
+#: The held-out floors, at the constants fitted on three hands (measured; through the hook,
+#: bench_recall.py, the same). Set a: fitted on a's fit rows alone (the last stop) it was
+#: 0.615 / 0.805 / 0.907, its hit rate bought on a's own hand (on set b, then never fitted
+#: on: 0.635 / 0.741 / 0.832); before the decision (every failure got its 3-5 best keyword
+#: hits) 0.62 / 0.08 / 0.00. Set c, a third hand whose lessons paraphrase their errors
+#: (keyword evidence is weakest there): the last stop's decision 0.396 / 0.618 / 0.860;
+#: what the hook cannot yet do is pinned too, a drop fails.
+HELD_OUT_FLOORS = {"a": (0.55, 0.80, 0.93), "c": (0.30, 0.59, 0.88)}  # measured 0.558/0.806/0.930, 0.302/0.593/0.880
+
+
+@pytest.mark.parametrize("folder", sorted(HELD_OUT_FLOORS))
 def test_on_held_out_failures_the_hook_shows_the_lesson_for_most_and_stays_silent_on_the_rest(
-    memory: tuple[Layout, dict[str, str]],
+    folder: str, request: pytest.FixtureRequest
 ) -> None:
-    """Set a's held-out rows, at the constants fitted on three hands: hit 0.558, precision
-    0.806, silence 0.930 (through the hook, bench_recall.py: the same). Fitted on a's fit
-    rows alone (the last stop): 0.615 / 0.805 / 0.907, its hit rate bought on a's own hand
-    (on set b, then never fitted on: 0.635 / 0.741 / 0.832). Before the decision (every
-    failure got its 3-5 best keyword hits): hit 0.62, precision 0.08, silence 0.00."""
-    hit, precision, silence, chars = figures(memory, "held-out")
-    print(f"held-out: hit {hit:.3f}, precision {precision:.3f}, silence {silence:.3f}, {chars:.0f} chars")
-    assert hit >= 0.55
-    assert precision >= 0.80
-    assert silence >= 0.93
-    assert chars <= 400
-
-
-def test_on_the_third_hands_held_out_failures_the_hook_stays_silent_on_most_of_the_rest(
-    memory_c: tuple[Layout, dict[str, str]],
-) -> None:
-    """Set c's held-out rows (a third hand, whose lessons paraphrase their errors: keyword
-    evidence is weakest there): hit 0.302, precision 0.593, silence 0.880; the last stop's
-    decision: 0.396 / 0.618 / 0.860. What the hook cannot yet do is pinned here too: a drop
-    fails."""
-    hit, precision, silence, chars = figures(memory_c, "held-out", "c")
-    print(f"c held-out: hit {hit:.3f}, precision {precision:.3f}, silence {silence:.3f}, {chars:.0f} chars")
-    assert hit >= 0.30
-    assert precision >= 0.59
-    assert silence >= 0.88
+    memory = request.getfixturevalue("memory" if folder == "a" else "memory_c")
+    hit, precision, silence, chars = figures(memory, "held-out", folder)
+    print(f"{folder} held-out: hit {hit:.3f}, precision {precision:.3f}, silence {silence:.3f}, {chars:.0f} chars")
+    least_hit, least_precision, least_silence = HELD_OUT_FLOORS[folder]
+    assert hit >= least_hit
+    assert precision >= least_precision
+    assert silence >= least_silence
     assert chars <= 400
 
 
