@@ -163,7 +163,7 @@ class Near:
         return not left
 
     def _reload(self) -> None:
-        self.vectors._ids = self.vectors._matrix = None  # another process may have added some
+        self.vectors.forget()  # another process may have added some
         self.rows = {i: n for n, i in enumerate(self.vectors.ids())}
 
     def cosines(self, text: str, records: dict[str, str], embed_at_most: int = 8) -> dict[str, float]:

@@ -297,6 +297,11 @@ class Vectors:
                 self._matrix = np.memmap(self.data, dtype=np.float32, mode="r", shape=(n, self.model.dim))
         return self._matrix
 
+    def forget(self) -> None:
+        """Read the files again at the next use: another process may have added rows."""
+        self._ids = None
+        self._matrix = None
+
     def add(self, items: Iterable[tuple[str, str]], seconds: float | None = None) -> tuple[int, int]:
         """Embed and keep the (id, text) pairs not held yet, in batches; with `seconds`, in
         steps of STEP until that long has passed (one step at least). Returns (how many were
@@ -307,7 +312,7 @@ class Vectors:
         items = list(items)
         self.folder.mkdir(parents=True, exist_ok=True)
         with role_lock(self.folder / f"{self.model.key}.lock"):
-            self._ids = None  # another process may have added some
+            self.forget()  # another process may have added some
             return self._add(items, seconds)
 
     def _add(self, items: list[tuple[str, str]], seconds: float | None) -> tuple[int, int]:
