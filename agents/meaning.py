@@ -11,8 +11,10 @@ So the session's `rolebook mcp`, a process that lives as long as the agent's ses
 its model: with the extra and a search mode that uses meaning, it loads the model once in a
 thread of its own, after its start-up, and answers on a Unix socket in the derived folder
 (`meaning-PID.sock`, the owner's alone): "how near is this failure to each of these
-lessons". The hook asks with a short timeout and decides by keywords alone when no answer
-comes (no extra, no MCP server running, a platform without Unix sockets).
+lessons". The lessons of the project's shared roots keep their vectors too, each in its own
+root's derived folder as a search there keeps them. The hook asks with a short timeout
+and decides by keywords alone when no answer comes (no extra, no MCP server running, a
+platform without Unix sockets).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ import os
 import socket
 import threading
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -98,7 +101,7 @@ def lend(root: Path | None) -> threading.Thread | None:
     try:
         from rolebook.notebook.search import semantic
 
-        from .config import find_root, load_config, search_mode
+        from .config import find_root, load_config, search_mode, shared_configs
 
         config = load_config(root.absolute() if root else find_root())
         layout = config.layout
@@ -107,18 +110,22 @@ def lend(root: Path | None) -> threading.Thread | None:
         model = os.environ.get("ROLEBOOK_MODEL") or config.model
         if search_mode(config) == "keyword" or not (model or semantic.available()):
             return None
+        shared = [c.layout for _, c in shared_configs(config)]  # the hook recalls their lessons too
     except Exception:
         return None
-    thread = threading.Thread(target=_serve, args=(layout, model), name="rolebook-meaning", daemon=True)
+    thread = threading.Thread(
+        target=_serve, args=(layout, model, DELAY_SECONDS, shared), name="rolebook-meaning", daemon=True
+    )
     thread.start()
     return thread
 
 
-def _serve(layout: Any, setting: str | None, delay: float = DELAY_SECONDS) -> None:
-    """Load the model, then answer each connection on this process's socket, in turn."""
+def _serve(layout: Any, setting: str | None, delay: float = DELAY_SECONDS, shared: Sequence[Any] = ()) -> None:
+    """Load the model, then answer each connection on this process's socket, in turn.
+    `shared`: the layouts of the project's shared roots, whose lessons the hook recalls too."""
     time.sleep(delay)
     try:
-        lender = Lender(layout, setting)
+        lender = Lender(layout, setting, shared)
         server = lender.listen()
     except Exception:
         return
@@ -142,24 +149,26 @@ def _serve(layout: Any, setting: str | None, delay: float = DELAY_SECONDS) -> No
 
 
 class Lender:
-    """The model, held for the hooks: its socket and its answers."""
+    """The model, held for the hooks: its socket and its answers. The lessons of this
+    project and of each shared root keep their vectors in their own root's derived folder,
+    as a search there keeps them."""
 
-    def __init__(self, layout: Any, setting: str | None):
+    def __init__(self, layout: Any, setting: str | None, shared: Sequence[Any] = ()):
         from rolebook.notebook.search import Near, semantic
 
         self.layout = layout
         model = semantic.load(setting)
-        self.near = Near(layout, model) if model is not None else None
+        self.nears = [Near(each, model) for each in (layout, *shared)] if model is not None else []
 
     def listen(self) -> socket.socket | None:
         """The socket, bound and listening, once the lessons have their vectors; None when
         the model did not load or the path is too long for a Unix socket."""
         derived: Path = self.layout.derived
         path = derived / f"{_PREFIX}{os.getpid()}.sock"
-        if self.near is None or len(os.fsencode(path)) > _LONGEST_PATH:
+        if not self.nears or len(os.fsencode(path)) > _LONGEST_PATH:
             return None
         self.warm(WARM_FIRST_SECONDS)
-        self.near.cosines("warm", {})  # the model's first run and the vectors' first read: before any hook waits
+        self.cosines("warm", {})  # the model's first run and the vectors' first read: before any hook waits
         derived.mkdir(parents=True, exist_ok=True)
         with contextlib.suppress(FileNotFoundError):
             path.unlink()
@@ -170,13 +179,34 @@ class Lender:
         return server
 
     def warm(self, seconds: float) -> bool:
-        """Embed lessons for about `seconds`; True when all have their vectors."""
-        return self.near is not None and self.near.warm(seconds)
+        """Embed lessons for about `seconds`, this project's first; True when all have their
+        vectors. A shared root whose folder cannot be written keeps its lessons without
+        (they are embedded as they are asked for, EMBED_AT_MOST an answer)."""
+        done = bool(self.nears)
+        deadline = time.monotonic() + seconds
+        for near in self.nears:
+            left = deadline - time.monotonic()
+            try:
+                done = near.warm(max(left, 0.0)) and done
+            except Exception:  # a shared root that cannot be written or read: asked for, embedded
+                if near is self.nears[0]:
+                    raise
+                done = False
+        return done
+
+    def cosines(self, text: str, lessons: dict[str, str], embed_at_most: int = EMBED_AT_MOST) -> dict[str, float]:
+        """The cosine of `text` to each lesson, from the vectors of whichever root keeps it;
+        at most `embed_at_most` lessons that none keeps are embedded now, the rest 0.0."""
+        first = self.nears[0]
+        query = first.model.encode([text])[0]
+        out: dict[str, float] = {}
+        for near in self.nears:
+            out.update(near.known(query, {i: t for i, t in lessons.items() if i not in out}))
+        missing = {i: t for i, t in lessons.items() if i not in out}
+        return {**out, **first.cosines_to(query, missing, embed_at_most)}
 
     def answer(self, conn: socket.socket) -> None:
         """Read one request, write the cosines."""
-        assert self.near is not None
         request = json.loads(_line(conn, time.monotonic() + 2.0))
         text, lessons = str(request["text"]), {str(k): str(v) for k, v in dict(request["lessons"]).items()}
-        cosines = self.near.cosines(text, lessons, EMBED_AT_MOST)
-        conn.sendall(json.dumps({"cosines": cosines}).encode("utf-8") + b"\n")
+        conn.sendall(json.dumps({"cosines": self.cosines(text, lessons)}).encode("utf-8") + b"\n")

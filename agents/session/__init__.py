@@ -297,7 +297,8 @@ class Session(Review):
         """The past lessons surely about a failed command and its output, from this root and
         every shared root: usually none (rolebook speaks unasked only when it is sure; the
         decision is notebook/search/abstention.py's). None when there is nothing to look
-        for or no memory yet. Keywords only: this runs on every failed command of an agent.
+        for or no memory yet. This runs on every failed command of an agent: keywords, and
+        the nearness by meaning when the session's MCP server lends its model (agents/meaning.py).
         """
         from rolebook.notebook.search import failure_of, sure_hits
 

@@ -152,6 +152,7 @@ class Near:
         self.model = model
         self.vectors = Vectors(layout.vectors, model)
         self.rows: dict[str, int] = {}
+        self._stamp: tuple[int, ...] | None = None
 
     def warm(self, seconds: float) -> bool:
         """Give records their vectors for about `seconds` (what a search does a few at a
@@ -163,19 +164,35 @@ class Near:
         return not left
 
     def _reload(self) -> None:
-        self.vectors.forget()  # another process may have added some
+        """Read the kept vectors again when another process (a search) has added some."""
+        try:
+            ids, data = self.vectors.ids_path.stat(), self.vectors.data.stat()
+            stamp: tuple[int, ...] | None = (ids.st_size, ids.st_mtime_ns, data.st_size, data.st_mtime_ns)
+        except OSError:
+            stamp = None
+        if stamp is not None and stamp == self._stamp:
+            return
+        self.vectors.forget()
         self.rows = {i: n for n, i in enumerate(self.vectors.ids())}
+        self._stamp = stamp
 
     def cosines(self, text: str, records: dict[str, str], embed_at_most: int = 8) -> dict[str, float]:
         """The cosine of `text` to each record (id -> text): from its kept vector, or
         embedded now for at most `embed_at_most` records without one (the others 0.0)."""
-        if any(i not in self.rows for i in records):
-            self._reload()
-        query = self.model.encode([text])[0]
-        matrix = self.vectors.matrix()
-        out = {i: float(matrix[self.rows[i]] @ query) for i in records if i in self.rows}
-        missing = [(i, t) for i, t in records.items() if i not in self.rows][:embed_at_most]
+        return self.cosines_to(self.model.encode([text])[0], records, embed_at_most)
+
+    def cosines_to(self, query: Any, records: dict[str, str], embed_at_most: int = 8) -> dict[str, float]:
+        """`cosines` for a text the model has already read (its vector, `query`)."""
+        out = self.known(query, records)
+        missing = [(i, t) for i, t in records.items() if i not in out][:embed_at_most]
         if missing:
             for (i, _), vector in zip(missing, self.model.encode([t for _, t in missing]), strict=True):
                 out[i] = float(vector @ query)
         return {i: out.get(i, 0.0) for i in records}
+
+    def known(self, query: Any, records: dict[str, str] | set[str]) -> dict[str, float]:
+        """The cosine of the vector `query` to each of the records that has a kept vector."""
+        if any(i not in self.rows for i in records):
+            self._reload()
+        matrix = self.vectors.matrix()
+        return {i: float(matrix[self.rows[i]] @ query) for i in records if i in self.rows}

