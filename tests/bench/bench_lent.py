@@ -7,6 +7,10 @@ every held-out failure goes through the installed hook (`rolebook recall`, Claud
 form) twice: with no MCP server running (keywords alone) and with `rolebook mcp` running
 for the project (the model lent). Prints hit / precision / silence for both, and the hook's
 whole-process time against `python -c pass` in the same run (medians, interleaved).
+
+`--shared`: the lessons go into a team's root that the project shares (`shared_roots`), the
+project itself holding one unrelated lesson: the lent model reaches a shared root's lessons
+by their vectors in that root.
 """
 
 from __future__ import annotations
@@ -47,14 +51,26 @@ def bare() -> float:
     return time.perf_counter() - start
 
 
-def run(name: str, runs: int) -> None:
+#: the project's own lesson when the set's lessons are the team's (`--shared`)
+UNRELATED = {"id": "own", "role": "coder", "section": "learnings", "date": "2026-01-01", "text": "Prefer small PRs."}
+
+
+def run(name: str, runs: int, shared: bool = False) -> None:
     import re
 
     failures, _, lessons = load(name)
     held = [f for f in failures if f["split"] == "held-out"]
-    root = Path(tempfile.mkdtemp(prefix="rb"))  # short: a Unix socket's path is at most ~104 bytes
+    top = Path(tempfile.mkdtemp(prefix="rb"))  # short: a Unix socket's path is at most ~104 bytes
     try:
-        ids = remember(root, lessons)  # searching by meaning, the extra default mode
+        if shared:
+            (top / "team").mkdir()
+            (top / "app").mkdir()
+            ids = remember(top / "team", lessons)
+            remember(top / "app", [UNRELATED], "shared_roots:\n  - {name: team, path: ../team}\n")
+            root = top / "app"
+        else:
+            root = top
+            ids = remember(root, lessons)  # searching by meaning, the extra default mode
         stdins = [payload("claude", case)[0] for case in held]
 
         def figures() -> tuple[float, float, float]:
@@ -91,23 +107,25 @@ def run(name: str, runs: int) -> None:
             ("model lent", lent, lent_time, base2),
         ):
             print(
-                f"set {name} held-out, {label:>14}: hit {h:.3f} precision {p:.3f} silence {s:.3f}   "
+                f"set {name} held-out{', shared' * shared}, {label:>14}: "
+                f"hit {h:.3f} precision {p:.3f} silence {s:.3f}   "
                 f"hook {t * 1000:5.0f} ms ({t / b:.1f}x python -c pass, {b * 1000:.0f} ms)"
             )
     finally:
-        shutil.rmtree(root, ignore_errors=True)
+        shutil.rmtree(top, ignore_errors=True)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--runs", type=int, default=21)
     parser.add_argument("--sets", default="a,c")
+    parser.add_argument("--shared", action="store_true", help="the lessons in a shared root, not the project")
     args = parser.parse_args()
     os.environ.pop("ROLEBOOK_SEARCH_MODE", None)
     for name in args.sets.split(","):
-        run(name, args.runs)
+        run(name, args.runs, args.shared)
 
 
 if __name__ == "__main__":
-    with benchdocs.section("recall-lent", ABOUT):
+    with benchdocs.section("recall-lent" + ("-shared" if "--shared" in sys.argv else ""), ABOUT):
         main()
