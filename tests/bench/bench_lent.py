@@ -37,6 +37,8 @@ ABOUT = """The recall hook with the session's model lent by `rolebook mcp` (the 
 each set's held-out failures through the installed hook (Claude Code's form), with no MCP server
 running (keywords alone) and with `rolebook mcp` running for the project. hit / precision / silence,
 and the hook's whole process against `python -c pass` in the same run (medians)."""
+SHARED = """With `--shared` the set's lessons are in a team's root the project shares (`shared_roots`), the
+project's own root holding one unrelated lesson."""
 
 
 def hook(root: Path, stdin: str) -> tuple[str, float]:
@@ -127,5 +129,6 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    with benchdocs.section("recall-lent" + ("-shared" if "--shared" in sys.argv else ""), ABOUT):
+    shared = "--shared" in sys.argv
+    with benchdocs.section("recall-lent" + "-shared" * shared, ABOUT + ("\n" + SHARED) * shared):
         main()
