@@ -203,7 +203,7 @@ class Lender:
         for near in self.nears:
             out.update(near.known(query, {i: t for i, t in lessons.items() if i not in out}))
         missing = {i: t for i, t in lessons.items() if i not in out}
-        return {**out, **first.cosines_to(query, missing, embed_at_most)}
+        return {**out, **first.cosines(query, missing, embed_at_most)}
 
     def answer(self, conn: socket.socket) -> None:
         """Read one request, write the cosines."""

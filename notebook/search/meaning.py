@@ -176,13 +176,10 @@ class Near:
         self.rows = {i: n for n, i in enumerate(self.vectors.ids())}
         self._stamp = stamp
 
-    def cosines(self, text: str, records: dict[str, str], embed_at_most: int = 8) -> dict[str, float]:
-        """The cosine of `text` to each record (id -> text): from its kept vector, or
-        embedded now for at most `embed_at_most` records without one (the others 0.0)."""
-        return self.cosines_to(self.model.encode([text])[0], records, embed_at_most)
-
-    def cosines_to(self, query: Any, records: dict[str, str], embed_at_most: int = 8) -> dict[str, float]:
-        """`cosines` for a text the model has already read (its vector, `query`)."""
+    def cosines(self, query: Any, records: dict[str, str], embed_at_most: int = 8) -> dict[str, float]:
+        """The cosine of a text's vector (`query`, the model's) to each record (id -> text):
+        from its kept vector, or embedded now for at most `embed_at_most` records without
+        one (the others 0.0)."""
         out = self.known(query, records)
         missing = [(i, t) for i, t in records.items() if i not in out][:embed_at_most]
         if missing:
