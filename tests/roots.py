@@ -4,7 +4,11 @@ Refusing any other new role is tests/agents/test_silent_loss.py's job."""
 
 from __future__ import annotations
 
+import contextlib
 import json
+import subprocess
+import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -56,3 +60,32 @@ def remember(root: Path, lessons: list[dict[str, Any]], settings: str = "") -> d
             record = json.loads(line)
             ids[record["id"]] = by_text.get(" ".join(record["text"].split()), "?")
     return ids
+
+
+def wait_for_socket(derived: Path, seconds: float = 120.0) -> Path:
+    """The socket of the lender of the project whose derived folder this is, once it listens."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        found = list(derived.glob("meaning-*.sock"))
+        if found:
+            return found[0]
+        time.sleep(0.2)
+    raise AssertionError(f"no lender's socket in {derived} after {seconds} s")
+
+
+@contextlib.contextmanager
+def lending(rolebook: str, root: Path) -> Iterator[Path]:
+    """`rolebook mcp` running for the project at `root` (the installed command `rolebook`),
+    from the moment it lends its model to the recall hook (its socket's path) to its end."""
+    server = subprocess.Popen(
+        [rolebook, "--root", str(root), "mcp"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        yield wait_for_socket(root / "agents" / "state" / ".rolebook")
+    finally:
+        assert server.stdin is not None
+        server.stdin.close()  # end of input: the server exits
+        server.wait(timeout=60)

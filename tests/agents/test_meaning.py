@@ -12,7 +12,6 @@ import subprocess
 import sys
 import tempfile
 import threading
-import time
 from collections.abc import Iterator
 from functools import partial
 from pathlib import Path
@@ -30,7 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bench_recall import tally
 from payloads import payload
-from roots import remember
+from roots import lending, remember, wait_for_socket
 
 SET_C = Path(__file__).resolve().parents[1] / "fixtures" / "failures" / "c"
 ROLEBOOK = str(Path(sys.executable).parent / "rolebook")
@@ -111,16 +110,6 @@ needs_model = pytest.mark.skipif(
 )
 
 
-def wait_for_socket(derived: Path, seconds: float = 120.0) -> Path:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        found = list(derived.glob("meaning-*.sock"))
-        if found:
-            return found[0]
-        time.sleep(0.2)
-    raise AssertionError(f"no lender's socket in {derived} after {seconds} s")
-
-
 @needs_model
 def test_on_the_paraphrasing_hands_held_out_failures_the_lent_model_lifts_hit_and_precision(
     short_root: Path, monkeypatch: pytest.MonkeyPatch
@@ -178,21 +167,10 @@ def test_the_installed_hook_asks_the_sessions_mcp_server_and_is_silent_without_i
         return done.stdout
 
     assert hook() == ""  # no MCP server: keywords alone, silent
-    server = subprocess.Popen(
-        [ROLEBOOK, "--root", str(short_root), "mcp"],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        wait_for_socket(Layout.default(short_root).derived)
+    with lending(ROLEBOOK, short_root):
         # the hook waits ANSWER_SECONDS, then decides by keywords: on a loaded machine, ask again
         shown = next((out for out in (hook() for _ in range(3)) if out), "")
-        assert lesson[:40] in json.loads(shown)["hookSpecificOutput"]["additionalContext"]
-    finally:
-        assert server.stdin is not None
-        server.stdin.close()  # end of input: the server exits
-        server.wait(timeout=60)
+    assert lesson[:40] in json.loads(shown)["hookSpecificOutput"]["additionalContext"]
 
 
 def test_nothing_is_lent_in_keyword_mode_or_outside_a_project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -248,23 +226,13 @@ def test_a_shared_roots_lessons_have_their_vectors_in_the_lender(team_root: tupl
     knowledge = Layout.default(app.parent / "knowledge")
     lender = meaning.Lender(Layout.default(app), os.environ["ROLEBOOK_MODEL"], [knowledge])
     assert lender.warm(120.0)
-    wanted = {record: text for record, text in texts(knowledge).items() if record in ids}
+    text_of = {x["id"]: x["text"] for x in rows("lessons.jsonl")}
+    wanted = {record: text_of[lesson] for record, lesson in ids.items() if lesson in text_of}
     assert len(wanted) == 270
     cosines = lender.cosines("node server.js: Cannot find module 'express'", wanted, embed_at_most=0)
     assert all(cosines[i] != 0.0 for i in wanted)
     near = max(cosines, key=cosines.__getitem__)
     assert "express" in wanted[near] or "node_modules" in wanted[near]
-
-
-def texts(layout: Layout) -> dict[str, str]:
-    """record id -> text of the lessons in a root's archives."""
-    out = {}
-    for archive in layout.archive.glob("*.jsonl"):
-        for line in archive.read_text(encoding="utf-8").splitlines():
-            record = json.loads(line)
-            if record.get("id") and record.get("text"):
-                out[record["id"]] = record["text"]
-    return out
 
 
 @needs_model

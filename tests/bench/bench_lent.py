@@ -30,7 +30,7 @@ from bench_recall import context_text, load, payload, tally
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
-from roots import remember  # noqa: E402
+from roots import lending, remember  # noqa: E402
 
 ROLEBOOK = str(Path(sys.executable).parent / "rolebook")
 ABOUT = """The recall hook with the session's model lent by `rolebook mcp` (the semantic extra installed):
@@ -88,22 +88,9 @@ def run(name: str, runs: int, shared: bool = False) -> None:
 
         alone = figures()
         base, alone_time = times()
-        server = subprocess.Popen(
-            [ROLEBOOK, "--root", str(root), "mcp"],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        try:
-            derived = root / "agents" / "state" / ".rolebook"
-            while not list(derived.glob("meaning-*.sock")):
-                time.sleep(0.2)
+        with lending(ROLEBOOK, root):
             lent = figures()
             base2, lent_time = times()
-        finally:
-            assert server.stdin is not None
-            server.stdin.close()
-            server.wait(timeout=60)
         for label, (h, p, s), t, b in (
             ("keywords alone", alone, alone_time, base),
             ("model lent", lent, lent_time, base2),
