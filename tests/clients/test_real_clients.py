@@ -53,6 +53,59 @@ def client(name: str) -> str:
 pytestmark = pytest.mark.clients
 
 
+def claude_env(home: Path, url: str) -> dict[str, str]:
+    """What Claude Code needs to run against the stand-in at `url`, with `home` its own."""
+    home.mkdir(parents=True, exist_ok=True)
+    return {
+        "HOME": str(home),
+        "ANTHROPIC_BASE_URL": url,
+        "ANTHROPIC_API_KEY": "standin-key",
+        "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+        "DISABLE_AUTOUPDATER": "1",
+        "DISABLE_TELEMETRY": "1",
+    }
+
+
+def gemini_env(home: Path, url: str, root: Path) -> dict[str, str]:
+    """What Gemini CLI needs: an API key as the sign-in, and the project trusted (it reads a
+    project's settings only then)."""
+    (home / ".gemini").mkdir(parents=True)
+    (home / ".gemini/settings.json").write_text(json.dumps({"security": {"auth": {"selectedType": "gemini-api-key"}}}))
+    (home / ".gemini/trustedFolders.json").write_text(json.dumps({str(root): "TRUST_FOLDER"}))
+    return {
+        "HOME": str(home),
+        "GEMINI_API_KEY": "standin-key",
+        "GOOGLE_GEMINI_BASE_URL": url,
+        "GEMINI_CLI_NO_RELAUNCH": "true",
+    }
+
+
+def copilot_env(home: Path, url: str) -> dict[str, str]:
+    """What Copilot CLI needs: its own model provider (BYOK), the stand-in speaking the Anthropic API."""
+    home.mkdir(parents=True, exist_ok=True)
+    return {
+        "HOME": str(home),
+        "COPILOT_PROVIDER_BASE_URL": url,
+        "COPILOT_PROVIDER_TYPE": "anthropic",
+        "COPILOT_PROVIDER_API_KEY": "standin-key",
+        "COPILOT_MODEL": "claude-sonnet-4",
+    }
+
+
+def codex_env(home: Path, url: str, root: Path, run_commands: bool = True) -> dict[str, str]:
+    """What Codex needs: the stand-in as its model provider, the project trusted (Codex reads
+    a project's config only then) and, with `run_commands`, commands run without asking."""
+    home.mkdir(parents=True, exist_ok=True)
+    policy = 'approval_policy = "never"\nsandbox_mode = "danger-full-access"\n' if run_commands else ""
+    (home / "config.toml").write_text(
+        f'model = "gpt-5"\nmodel_provider = "standin"\n{policy}'
+        f'[model_providers.standin]\nname = "standin"\nbase_url = "{url}/v1"\n'
+        f'wire_api = "responses"\nenv_key = "STANDIN_KEY"\n'
+        f'[projects."{root}"]\ntrust_level = "trusted"\n'
+    )
+    return {"HOME": str(home), "CODEX_HOME": str(home), "STANDIN_KEY": "standin-key"}
+
+
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
     """A git repository with a coder notebook, wired into Claude Code by `init --agent`."""
@@ -123,18 +176,8 @@ def test_a_whole_claude_code_session_gets_the_notebook_the_recalled_lesson_and_o
         ("ToolSearch", {"query": "select:mcp__rolebook__search"}),  # Claude Code defers MCP tools
         ("mcp__rolebook__search", {"query": "npm EACCES checkout", "limit": 100, "budget": 100}),
     ]
-    home = tmp_path / "home"
-    home.mkdir()
     with StandIn(steps) as model:
-        env = {
-            **os.environ,
-            "HOME": str(home),
-            "ANTHROPIC_BASE_URL": model.url,
-            "ANTHROPIC_API_KEY": "standin-key",
-            "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
-            "DISABLE_AUTOUPDATER": "1",
-            "DISABLE_TELEMETRY": "1",
-        }
+        env = {**os.environ, **claude_env(tmp_path / "home", model.url)}
         allowed = ["--allowedTools", "Bash", "ToolSearch", "mcp__rolebook"]
         done = subprocess.run(
             [claude, "-p", "fix the npm install", "--output-format", "json", "--mcp-config", ".mcp.json", *allowed],
@@ -209,18 +252,9 @@ def test_in_a_whole_claude_code_session_the_hook_decides_by_the_model_its_mcp_se
     claude = client("claude")
     root, env = lending_project("claude")
     try:
-        home = tmp_path / "home"
-        home.mkdir()
         steps = [("Bash", {"command": WAIT_FOR_LENDER}), ("Bash", {"command": "node server.js"})]
         with StandIn(steps) as model:
-            env |= {
-                "HOME": str(home),
-                "ANTHROPIC_BASE_URL": model.url,
-                "ANTHROPIC_API_KEY": "standin-key",
-                "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
-                "DISABLE_AUTOUPDATER": "1",
-                "DISABLE_TELEMETRY": "1",
-            }
+            env |= claude_env(tmp_path / "home", model.url)
             allowed = ["--allowedTools", "Bash", "mcp__rolebook"]
             done = subprocess.run(
                 [
@@ -253,20 +287,9 @@ def test_in_a_whole_gemini_cli_session_the_hook_decides_by_the_model_its_mcp_ser
     gemini = client("gemini")
     root, env = lending_project("gemini")
     try:
-        home = tmp_path / "home"
-        (home / ".gemini").mkdir(parents=True)
-        (home / ".gemini/settings.json").write_text(
-            json.dumps({"security": {"auth": {"selectedType": "gemini-api-key"}}})
-        )
-        (home / ".gemini/trustedFolders.json").write_text(json.dumps({str(root): "TRUST_FOLDER"}))
         steps = [("run_shell_command", {"command": c}) for c in (WAIT_FOR_LENDER, "node server.js")]
         with StandIn(steps) as model:
-            env |= {
-                "HOME": str(home),
-                "GEMINI_API_KEY": "standin-key",
-                "GOOGLE_GEMINI_BASE_URL": model.url,
-                "GEMINI_CLI_NO_RELAUNCH": "true",
-            }
+            env |= gemini_env(tmp_path / "home", model.url, root)
             done = subprocess.run(
                 [gemini, "-p", "start the server", "--yolo", "-o", "json", "-m", "gemini-2.5-flash"],
                 cwd=root,
@@ -289,17 +312,9 @@ def test_in_a_whole_copilot_cli_session_the_hook_decides_by_the_model_its_mcp_se
     copilot = client("copilot")
     root, env = lending_project("copilot")
     try:
-        home = tmp_path / "copilot-home"
-        home.mkdir()
         steps = [("bash", {"command": c, "description": "run"}) for c in (WAIT_FOR_LENDER, "node server.js")]
         with StandIn(steps) as model:
-            env |= {
-                "HOME": str(home),
-                "COPILOT_PROVIDER_BASE_URL": model.url,
-                "COPILOT_PROVIDER_TYPE": "anthropic",
-                "COPILOT_PROVIDER_API_KEY": "standin-key",
-                "COPILOT_MODEL": "claude-sonnet-4",
-            }
+            env |= copilot_env(tmp_path / "copilot-home", model.url)
             args = [copilot, "-p", "start the server", "--allow-all-tools", "--trust-folder"]
             done = subprocess.run(args, cwd=root, env=env, capture_output=True, text=True, timeout=300)
             assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
@@ -317,8 +332,6 @@ def test_in_a_whole_codex_session_the_hook_decides_by_the_model_its_mcp_server_l
     codex = client("codex")
     root, env = lending_project("codex")
     try:
-        home = tmp_path / "codex-home"
-        home.mkdir()
         # Codex hands a command that runs past its yield time back as still running, and goes on
         # (a loaded machine loads the model slowly): the wait is given room to finish
         steps = [
@@ -326,14 +339,7 @@ def test_in_a_whole_codex_session_the_hook_decides_by_the_model_its_mcp_server_l
             ("exec_command", {"cmd": "node server.js"}),
         ]
         with StandIn(steps) as model:
-            (home / "config.toml").write_text(
-                f'model = "gpt-5"\nmodel_provider = "standin"\napproval_policy = "never"\n'
-                f'sandbox_mode = "danger-full-access"\n'
-                f'[model_providers.standin]\nname = "standin"\nbase_url = "{model.url}/v1"\n'
-                f'wire_api = "responses"\nenv_key = "STANDIN_KEY"\n'
-                f'[projects."{root}"]\ntrust_level = "trusted"\n'
-            )
-            env |= {"HOME": str(home), "CODEX_HOME": str(home), "STANDIN_KEY": "standin-key"}
+            env |= codex_env(tmp_path / "codex-home", model.url, root)
             args = [codex, "exec", "--dangerously-bypass-hook-trust", "start the server"]
             done = subprocess.run(args, cwd=root, env=env, capture_output=True, text=True, timeout=300)
             assert done.returncode == 0, done.stderr[-2000:]
@@ -354,20 +360,9 @@ def test_a_whole_gemini_cli_session_gets_the_notebook_the_recalled_lesson_and_on
     for args in (["init", "coder", "--agent", "gemini"], ["update", "coder", "-m", NOTEBOOK_LINE]):
         subprocess.run([ROLEBOOK, *args], cwd=root, check=True, capture_output=True)
     (root / "package.json").write_text(BROKEN_PACKAGE)
-    home = tmp_path / "home"
-    (home / ".gemini").mkdir(parents=True)
-    # an API key as the sign-in, and the project trusted: Gemini CLI reads project settings only then
-    (home / ".gemini/settings.json").write_text(json.dumps({"security": {"auth": {"selectedType": "gemini-api-key"}}}))
-    (home / ".gemini/trustedFolders.json").write_text(json.dumps({str(root): "TRUST_FOLDER"}))
     steps = [("run_shell_command", {"command": command}) for command in STEPS]
     with StandIn(steps) as model:
-        env = {
-            **os.environ,
-            "HOME": str(home),
-            "GEMINI_API_KEY": "standin-key",
-            "GOOGLE_GEMINI_BASE_URL": model.url,
-            "GEMINI_CLI_NO_RELAUNCH": "true",
-        }
+        env = {**os.environ, **gemini_env(tmp_path / "home", model.url, root)}
         done = subprocess.run(
             # a model named: no routing call first (the stand-in does not play the router)
             [gemini, "-p", "fix the npm install", "--yolo", "-o", "json", "-m", "gemini-2.5-flash"],
@@ -395,16 +390,8 @@ def test_codex_offers_the_rolebook_tools_in_its_very_first_model_request(project
     codex = client("codex")
     subprocess.run([ROLEBOOK, "integrate", "codex", "--role", "coder"], cwd=project, check=True, capture_output=True)
     for run in range(5):  # with the SDK server alone, all five had the tools in 17% of tries
-        home = tmp_path / f"codex-home-{run}"
-        home.mkdir()
         with StandIn() as model:
-            (home / "config.toml").write_text(
-                f'model = "gpt-5"\nmodel_provider = "standin"\n'
-                f'[model_providers.standin]\nname = "standin"\nbase_url = "{model.url}/v1"\n'
-                f'wire_api = "responses"\nenv_key = "STANDIN_KEY"\n'
-                f'[projects."{project}"]\ntrust_level = "trusted"\n'  # Codex reads project config only then
-            )
-            env = {**os.environ, "HOME": str(home), "CODEX_HOME": str(home), "STANDIN_KEY": "standin-key"}
+            env = {**os.environ, **codex_env(tmp_path / f"codex-home-{run}", model.url, project, run_commands=False)}
             args = [codex, "exec", "fix the npm install"]
             done = subprocess.run(args, cwd=project, env=env, capture_output=True, text=True, timeout=300)
             assert done.returncode == 0, done.stderr[-2000:]
@@ -418,19 +405,9 @@ def test_a_whole_copilot_cli_session_gets_the_notebook_the_recalled_lesson_and_o
 ) -> None:
     copilot = client("copilot")
     subprocess.run([ROLEBOOK, "integrate", "copilot", "--role", "coder"], cwd=project, check=True, capture_output=True)
-    home = tmp_path / "copilot-home"
-    home.mkdir()
     steps = [("bash", {"command": command, "description": "run"}) for command in STEPS]  # Copilot's shell tool
     with StandIn(steps) as model:
-        env = {
-            **os.environ,
-            "HOME": str(home),
-            # its own model provider (BYOK), here the stand-in speaking the Anthropic API
-            "COPILOT_PROVIDER_BASE_URL": model.url,
-            "COPILOT_PROVIDER_TYPE": "anthropic",
-            "COPILOT_PROVIDER_API_KEY": "standin-key",
-            "COPILOT_MODEL": "claude-sonnet-4",
-        }
+        env = {**os.environ, **copilot_env(tmp_path / "copilot-home", model.url)}
         # --trust-folder: Copilot reads a repository's hooks and MCP servers in a trusted folder only
         args = [copilot, "-p", "fix the npm install", "--allow-all-tools", "--trust-folder"]
         done = subprocess.run(args, cwd=project, env=env, capture_output=True, text=True, timeout=300)
@@ -453,18 +430,9 @@ def test_a_whole_codex_session_recalls_the_lesson_from_the_exit_code_in_its_tran
     install and nothing else."""
     codex = client("codex")
     subprocess.run([ROLEBOOK, "integrate", "codex", "--role", "coder"], cwd=project, check=True, capture_output=True)
-    home = tmp_path / "codex-home"
-    home.mkdir()
     steps = [("exec_command", {"cmd": command}) for command in [*STEPS, "echo error: nothing wrong"]]
     with StandIn(steps) as model:
-        (home / "config.toml").write_text(
-            f'model = "gpt-5"\nmodel_provider = "standin"\napproval_policy = "never"\n'
-            f'sandbox_mode = "danger-full-access"\n'
-            f'[model_providers.standin]\nname = "standin"\nbase_url = "{model.url}/v1"\n'
-            f'wire_api = "responses"\nenv_key = "STANDIN_KEY"\n'
-            f'[projects."{project}"]\ntrust_level = "trusted"\n'
-        )
-        env = {**os.environ, "HOME": str(home), "CODEX_HOME": str(home), "STANDIN_KEY": "standin-key"}
+        env = {**os.environ, **codex_env(tmp_path / "codex-home", model.url, project)}
         # the project's hooks run only once trusted: for one run, this flag (the user's prompt otherwise)
         args = [codex, "exec", "--dangerously-bypass-hook-trust", "fix the npm install"]
         done = subprocess.run(args, cwd=project, env=env, capture_output=True, text=True, timeout=300)
