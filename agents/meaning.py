@@ -23,11 +23,13 @@ import contextlib
 import json
 import os
 import socket
-import threading
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import threading
 
 #: how long the hook waits for the answer, all told, before it decides by keywords: an
 #: answer takes about 10 ms on an idle machine, a few hundred when every core is busy (an
@@ -98,6 +100,8 @@ def lend(root: Path | None) -> threading.Thread | None:
     Never fails: anything wrong means the hooks decide by keywords."""
     if not hasattr(socket, "AF_UNIX"):
         return None
+    import threading
+
     try:
         from rolebook.notebook.search import semantic
 
