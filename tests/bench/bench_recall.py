@@ -141,6 +141,9 @@ import benchdocs  # noqa: E402
 from payloads import FORMS, output_of  # noqa: E402
 from payloads import payload as form_payload  # noqa: E402
 
+sys.path.insert(0, str(HERE.parent))
+from roots import remember  # noqa: E402
+
 ABOUT = """The recall hook (`rolebook recall`, run after a failed tool call) on labelled real tool failures
 (tests/fixtures/failures, see its card). The set's lessons go into a fresh root; every failure and
 every success goes through the hook as each agent CLI hands it over (form: claude, the
@@ -168,26 +171,10 @@ def load(name: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[di
 
 
 def make_root(root: Path, lessons: list[dict[str, Any]]) -> dict[str, str]:
-    """Write the lessons into a fresh root, oldest first, each through the session API
-    (the one write path) with its role, section and date. Returns record id -> lesson id."""
-    from rolebook.agents.config import load_config
-    from rolebook.agents.session import open_session
-    from rolebook.notebook.store import Writer
-
-    (root / "rolebook.yaml").write_text("search:\n  mode: keyword\n", encoding="utf-8")
-    session = open_session(load_config(root), Writer(), new_roles=True)  # the set's roles
-    for lesson in sorted(lessons, key=lambda x: (x["date"], x["id"])):
-        entries = session.entries(lesson["date"], **{lesson["section"]: [lesson["text"]]})
-        session.end(lesson["role"], entries)
-    by_text = {" ".join(x["text"].split()): x["id"] for x in lessons}
-    ids: dict[str, str] = {}
-    for archive in (root / "agents/state/archive").glob("*.jsonl"):
-        for line in archive.read_text(encoding="utf-8").splitlines():
-            rec = json.loads(line)
-            lesson = by_text.get(" ".join(str(rec.get("text", "")).split()))
-            if lesson and rec.get("id"):
-                ids[rec["id"]] = lesson
-    return ids
+    """Write the lessons into a fresh root searched by keywords (tests/roots.py `remember`:
+    the one write path, with each lesson's role, section and date, oldest first). Returns
+    record id -> lesson id."""
+    return remember(root, lessons, "search:\n  mode: keyword\n")
 
 
 def _code(options: dict[str, str]) -> int | None:
