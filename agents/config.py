@@ -20,7 +20,7 @@ from rolebook.notebook.model import is_role
 from rolebook.notebook.store import Layout
 
 CONFIG_NAME = "rolebook.yaml"
-_KNOWN = {"version", "paths", "rules_file", "limits", "search", "promote", "shared_roots", "instructions", "roles"}
+_KNOWN = set("version paths rules_file limits search promote shared_roots instructions roles recall".split())
 _PATHS = {"memory", "archive", "derived", "protocol"}
 _MODES = ("keyword", "semantic", "hybrid")
 
@@ -62,6 +62,9 @@ class Config:
     # more instructions files whose lost lines `read` checks the notebook against (drift)
     instructions: tuple[Path, ...] = ()
     roles: tuple[str, ...] | None = None  # `roles:` the roles a write may create (None: no such key)
+    # recall.control: the share of recognised failures whose lesson is withheld, on purpose
+    # and recorded, so that a team sees what showing it changes (DESIGN.md section 6b)
+    control: float = 0.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -247,7 +250,10 @@ def _build(root: Path, data: Mapping[str, Any], source: Path | None) -> Config:
     shared = _shared_roots(data.get("shared_roots"), source, _line(data, "shared_roots"), root)
     told = _instructions(data.get("instructions"), source, _line(data, "instructions"), root)
     roles = _roles(data.get("roles"), source, _line(data, "roles")) if "roles" in data else None
-    return Config(root, layout, limits, root / rules, protocol, source, model, mode, min_dates, shared, told, roles)
+    control = _recall(data.get("recall"), source, _line(data, "recall"))
+    return Config(
+        root, layout, limits, root / rules, protocol, source, model, mode, min_dates, shared, told, roles, control
+    )
 
 
 def _roles(value: Any, source: Path | None, line: int | None) -> tuple[str, ...]:
@@ -296,6 +302,18 @@ def _derived_inside(layout: Layout, source: Path | None, line: int | None) -> No
             source,
             line,
         )
+
+
+def _recall(value: Any, source: Path | None, line: int | None) -> float:
+    """`recall: {control: X}`, 0 <= X <= 0.5."""
+    if value is None:
+        return 0.0
+    if not isinstance(value, Mapping) or set(value) - {"control"}:
+        raise ConfigError("'recall' takes control (the share of recognised lessons withheld, e.g. 0.1)", source, line)
+    share = value.get("control", 0.0)
+    if isinstance(share, bool) or not isinstance(share, (int, float)) or not 0 <= share <= 0.5:
+        raise ConfigError(f"'recall.control' is {share!r}: use a share from 0 to 0.5 (e.g. 0.1)", source, line)
+    return float(share)
 
 
 def _promote(value: Any, source: Path | None, line: int | None) -> int:

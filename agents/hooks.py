@@ -99,18 +99,29 @@ def _text(value: Any) -> str:
     return ""
 
 
-def recall_text(root: Path | None, role: str | None, command: str, error: str, exit_code: int | None = None) -> str:
+def recall_text(
+    root: Path | None,
+    role: str | None,
+    command: str,
+    error: str,
+    exit_code: int | None = None,
+    session: str | None = None,
+) -> str:
     """The past lessons surely about a failed command and its output, framed as notes from
-    memory, at most RECALL_CHARS characters in all; '' when none is (the usual answer)."""
+    memory, at most RECALL_CHARS characters in all; '' when none is (the usual answer).
+    With a role and the agent's `session`, the failure is recorded for the session's lessons
+    to be linked to (DESIGN.md section 6b)."""
     from rolebook.notebook.search import bounded, framed, render_within
 
     from .config import find_root, load_config
     from .session import open_session
 
     config = load_config(root.absolute() if root else find_root())
+    if role and session:
+        _mark_current(config, role, session)
     # keywords only, whatever the config says: this runs on every failed command, and a
     # model load would stall the agent; shared roots too
-    found = open_session(config).recall(bounded(command), bounded(error), role, exit_code)
+    found = open_session(config).recall(bounded(command), bounded(error), role, exit_code, session, config.control)
     if found is None or not found.hits:
         return ""
     title = "past lessons that match this failure"
@@ -140,6 +151,15 @@ class FailedCall(NamedTuple):
     command: str
     output: str
     exit_code: int | None = None
+
+
+def _session_of(data: dict[str, Any]) -> str | None:
+    """The agent's session id in a hook payload (Cursor calls it a conversation)."""
+    for key in ("session_id", "sessionId", "conversation_id"):
+        value = data.get(key)
+        if isinstance(value, str) and value.strip():
+            return value.strip()[:200]
+    return None
 
 
 def failed_call(data: dict[str, Any], agent: str | None) -> FailedCall | None:
@@ -250,7 +270,7 @@ def recall(
         failed = failed_call(data, agent)
     if failed is None:
         return ""
-    text = recall_text(root, role, *failed)
+    text = recall_text(root, role, *failed, _session_of(data))
     if not text:
         return ""
     if agent == "copilot":  # Copilot CLI reads additionalContext at the top (seen with 1.0.102)
@@ -266,6 +286,13 @@ _SESSION_DAYS = 7  # a session's note older than this is pruned at the next sess
 
 class NoProject(Exception):
     """The hook runs outside any rolebook project: it says so and writes nothing."""
+
+
+def _mark_current(config: Any, role: str, session: str) -> None:
+    from .session.failures import mark_current
+
+    with contextlib.suppress(OSError, ValueError):  # a read-only checkout: writes name their session
+        mark_current(config.layout, role, session)
 
 
 def _config(root: Path | None) -> Any:
@@ -319,6 +346,8 @@ def session_start(stdin: str, root: Path | None, role: str) -> None:
     path = _session_file(config, session)
     if _note(path) is None:
         _write_note(path, {"role": role, "archive_size": _archive_size(config, role), "reminded": False})
+    if role:
+        _mark_current(config, role, session)
     _prune(path.parent)
 
 
@@ -335,24 +364,37 @@ def _prune(folder: Path) -> None:
 
 def stop(stdin: str, root: Path | None, role: str) -> str:
     """The Stop hook: one reminder per session, ever (as the CLI's block decision), when the
-    session wrote nothing to the role's memory. Agent CLIs fire Stop after every turn."""
+    session wrote nothing to the role's memory, or saw failures no lesson answers yet
+    (named, at most 3, so the agent writes the lesson while it still knows). Agent CLIs
+    fire Stop after every turn."""
     config = _config(root)
     data = _hook_input(stdin)
-    session = data.get("session_id")
-    if data.get("stop_hook_active") or not isinstance(session, str) or not session:
+    session = _session_of(data)
+    if data.get("stop_hook_active") or not session:
         return ""  # the reminder's own turn, or no session to tell by
     path = _session_file(config, session)
     note = _note(path)
     if note is None or note.get("reminded") or not isinstance(note.get("archive_size"), int):
         return ""  # the session start was not seen, or the reminder was given
-    if _archive_size(config, role) > note["archive_size"]:
-        return ""  # this session wrote to the role's memory
+    from .session.failures import named, unanswered
+
+    open_ = unanswered(config.layout, role, session)
+    if _archive_size(config, role) > note["archive_size"] and not open_:
+        return ""  # this session wrote to the role's memory, and its failures have their lessons
     _write_note(path, {**note, "reminded": True})
     reason = (
         f"Before you finish, record what this session taught the {role} role: "
         f'`rolebook update {role} --mistake "..." --learning "..." --log "..."` '
         "(one line each; skip what the notebook already says). If there is nothing worth keeping, say so and stop."
     )
+    if open_:
+        lines = "\n".join(named(open_))
+        reason = (
+            f"Before you finish: these failures of this session have no lesson yet:\n{lines}\n"
+            f"If one taught the {role} role something, record it now "
+            f'(`rolebook --session {session} update {role} --mistake "..."`, or --learning; '
+            "--failure ID names the failure when several are open). If not, say so and stop."
+        )
     return json.dumps({"decision": "block", "reason": reason})
 
 

@@ -103,14 +103,16 @@ def run_update(
     supersedes: Sequence[str] | None = None,
     cite: Sequence[str] | None = None,
     new_role: bool = False,
+    failure: str | None = None,
 ) -> int:
     """Add a session's entries (given by section, or in a markdown file: `from_file`, '-'
     for stdin) and print what was done, with the earlier mistakes each new one looks like.
     `same_as`: the writer's word that the one mistake recurs that earlier one;
     `supersedes`: ids the entries correct (retired in the same write); `cite`: code the
     entries rest on (`path[:lines]`), checked at every `read` from then on; `new_role`: a
-    role with no notebook yet may be started (--new-role). Returns the exit code: 1 when
-    nothing was new.
+    role with no notebook yet may be started (--new-role); `failure`: the id of the
+    session's failed command the lessons answer. Returns the exit code: 1 when nothing
+    was new.
 
     Raises:
         RolebookError: bad input or a failed write (nothing written, or the message says what was).
@@ -151,7 +153,7 @@ def run_update(
 
         cites = [parse_cite(session.layout.root, c) for c in cite]
         fields = {e.id(role): {"cite": cites} for e in entries}
-    recorded = session.end(role, entries, said, fields, same_as, supersedes or ())
+    recorded = session.end(role, entries, said, fields, same_as, supersedes or (), failure=failure)
     result = recorded.result
     warn((*result.warnings, *recorded.warnings))
     if recorded.redacted:
@@ -161,7 +163,7 @@ def run_update(
     else:
         sys.stdout.write("\n".join(map(shown, recorded.lines())) + "\n")
     sys.stdout.flush()
-    return 0 if result.added or result.changed or recorded.linked else 1
+    return 0 if result.added or result.changed or recorded.linked or recorded.answered else 1
 
 
 def run_search(

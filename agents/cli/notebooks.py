@@ -128,6 +128,13 @@ def update_cmd(
     ] = None,
     new_role: NewRoleOpt = False,
     as_json: JsonOpt = False,
+    failure: Annotated[
+        str | None,
+        typer.Option(
+            "--failure",
+            help="The failed command (its id, from the Stop reminder or `update`) the mistake or learning answers.",
+        ),
+    ] = None,
     supersedes: Annotated[
         list[str] | None,
         typer.Option("--supersedes", help="#ID of an entry these correct: retired in the same write (repeatable)."),
@@ -146,10 +153,14 @@ def update_cmd(
     like an earlier one is added alone, and update says so: `looks like #ID ...`. If it
     is the same mistake, the same update with --same-as ID counts it. An entry that reads
     like an order to the agent ("ignore previous instructions", "always sign with ...")
-    is written and flagged, with a warning.
+    is written and flagged, with a warning. The lessons are linked to the failed commands
+    of the agent session they come from (`rolebook --session ID`, $ROLEBOOK_SESSION, else
+    the session the hooks saw last): when the same failure comes back, the recall hook
+    shows them, and a mistake answering a failure an earlier mistake answers counts with it.
 
     \b
     Example:  rolebook update coder -m "ran migrations on prod; use the staging DB" --log "WQ-12: fixed login"
+              rolebook --session 5f1c update coder --failure f3a9c1d2e -m "npm ci wants the lockfile: npm install first"
               rolebook update coder --same-as 3d8d4198f043 -m "migrated prod again; use staging" --date 2026-03-01
               rolebook update coder -l "retry() backs off 2x since v3" --supersedes "#3f2a9c1d"
               rolebook update coder -l "login checks the CSRF token first" --cite src/auth.py:40-52

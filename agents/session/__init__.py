@@ -19,7 +19,6 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -164,6 +163,8 @@ class Session(Review):
         fields: Mapping[str, Mapping[str, Any]] | None = None,
         same_as: str | None = None,
         supersedes: Sequence[str] = (),
+        session: str | None = None,
+        failure: str | None = None,
     ) -> Recorded:
         """Add a session's entries: recurrence judged (in date order, as separate writes
         would be), limits applied, rule violations found, the alerts `read` shows
@@ -174,10 +175,13 @@ class Session(Review):
         that the one mistake among `entries` recurs (the writer's confirmation of a
         proposal), journalled as `linked`; the mistake may be new or written before.
         `supersedes`: ids of items these entries correct, retired in the same write.
+        `session` (default: the writer's, else the role's current one): its lessons are
+        linked to the failures it saw, `failure` the one they answer (`failures.plan`).
 
         Raises:
             InputError: no entries; `same_as` without exactly one mistake, or naming no
-                mistake of the role. NoMatch: an id to supersede that nothing has.
+                mistake of the role; `failure` naming no failure of the role.
+                NoMatch: an id to supersede that nothing has.
         """
         import sqlite3
 
@@ -196,6 +200,10 @@ class Session(Review):
             links[mistakes[0].id(role)] = earlier = find_mistake(self.layout, role, same_as)
             if earlier == mistakes[0].id(role):
                 raise InputError(f"#{earlier} is this very mistake: name the earlier one it recurs")
+        from . import failures
+
+        planned = failures.plan(self.layout, role, entries, session or self.who.session, failure)
+        links |= {mid: earlier for mid, earlier in planned.same_as.items() if mid not in links}
         fields, flagged = flag_orders(role, entries, fields)
         hook = Recurrence(self.likeness(), links)
         result = update(self.layout, role, entries, self.limits, self.who, hook, fields, hook.after, supersedes)
@@ -204,6 +212,11 @@ class Session(Review):
         # (an agent told "error" would write them again, in other words)
         added = {e.id(role) for e in result.added}
         warnings = [w for w in flagged if w[1 : w.index(" ")] in added]
+        if planned.links:
+            try:
+                failures.journal_links(self.layout, role, planned, result.added)
+            except (RolebookError, OSError) as exc:
+                warnings.append(f"the lessons were not linked to the session's failures ({exc}); the entries stand")
         try:
             broken = find_violations(self.layout, self.rules_path, role, new, self.recurrence)
         except RolebookError as exc:
@@ -224,9 +237,8 @@ class Session(Review):
                     warnings.append(
                         f"mistake #{mid} was not shared to {name!r} ({exc}); `rolebook share {mid}` retries"
                     )
-        return Recorded(
-            result, tuple(broken), tuple(redactions(*said)), tuple(warnings), hook.proposed, tuple(hook.linked)
-        )
+        found = (hook.proposed, tuple(hook.linked), tuple(planned.links.items()), tuple(planned.unanswered))
+        return Recorded(result, tuple(broken), tuple(redactions(*said)), tuple(warnings), *found)
 
     def likeness(self) -> Likeness:
         """How a new mistake's possible recurrences are found: keywords, or with `meaning`
@@ -292,25 +304,26 @@ class Session(Review):
         return search_roots(self.roots(root_only), query, model=self.model)
 
     def recall(
-        self, command: str, error: str, role: str | None = None, exit_code: int | None = None
+        self,
+        command: str,
+        error: str,
+        role: str | None = None,
+        exit_code: int | None = None,
+        session: str | None = None,
+        control: float = 0.0,
     ) -> SearchResult | None:
-        """The past lessons surely about a failed command and its output, from this root and
-        every shared root: usually none (rolebook speaks unasked only when it is sure; the
-        decision is notebook/search/abstention.py's). None when there is nothing to look
-        for or no memory yet. This runs on every failed command of an agent: keywords, and
-        the nearness by meaning when the session's MCP server lends its model (agents/meaning.py).
-        """
-        from rolebook.notebook.search import failure_of, sure_hits
+        """The past lessons surely about a failed command and its output: usually none.
+        None when there is nothing to look for or no memory yet. Runs on every failed
+        command of an agent: the failure recorded for the `session` and recognised, then
+        the decision on the lessons' text (failures.recall; `control`: recall.control)."""
+        from .failures import recall
 
         if not (command.strip() or error.strip()):
             return None
         if not self.layout.archive.exists() and not self.layout.memory.exists():
             return None
         roles = (check_role(role),) if role else ()
-        from ..meaning import nearness
-
-        lent = partial(nearness, self.layout.derived)  # the session's model, when its MCP server lends it
-        return sure_hits(self.roots(), failure_of(command, error, exit_code), roles, nearness=lent)
+        return recall(self.layout, self.roots(), roles, command, error, exit_code, session, control)
 
     def share(self, key: str, to: str | None = None) -> tuple[str, Shared]:
         """Copy the item whose id starts with `key` into a shared root (`to`, or the only

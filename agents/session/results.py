@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from rolebook.notebook import Entry
     from rolebook.notebook.search import SearchResult
-    from rolebook.notebook.store import ReadResult, WriteResult
+    from rolebook.notebook.store import FailureRecord, ReadResult, WriteResult
     from rolebook.rules import Proposal, Rule
 
 
@@ -83,6 +83,9 @@ class Recorded:
     warnings: tuple[str, ...] = ()  # what went wrong after the write, which stands
     proposals: Mapping[str, tuple[Proposal, ...]] = field(default_factory=dict)
     linked: tuple[tuple[str, str, int], ...] = ()
+    # (entry id, failure id): the lessons linked to the session's failures they answer
+    answered: tuple[tuple[str, str], ...] = ()
+    unanswered: tuple[FailureRecord, ...] = ()  # the session's failures no lesson answers yet
 
     def lines(self, surface: str = "cli") -> list[str]:
         """The summary line, then one line per confirmed recurrence, per violation, and per
@@ -96,7 +99,25 @@ class Recorded:
         for e in self.result.added:
             for p in self.proposals.get(e.id(role), ()):
                 out.append(f"{role}: looks like #{p.id} ({', '.join(p.dates)}) {_confirm(role, e, p, surface)}")
+        out += [f"{role}: #{eid} answers failure #{fid}" for eid, fid in self.answered]
+        out += self.unanswered_lines(surface)
         return out
+
+    def unanswered_lines(self, surface: str = "cli") -> list[str]:
+        """The session's failures no lesson answers yet (at most 3, one line each), and how
+        to link a lesson to one."""
+        from .failures import named
+
+        if not self.unanswered:
+            return []
+        role = self.result.role
+        how = (
+            "update with the lesson each taught, in words of its command or error"
+            if surface == "mcp"
+            else f'rolebook update {role} --failure ID --mistake "..." (or --learning)'
+        )
+        head = f"{role}: this session's failures no lesson answers yet ({how}):"
+        return [head, *(f"  {line}" for line in named(self.unanswered))]
 
     def to_dict(self) -> dict[str, Any]:
         data = self.result.to_dict()
@@ -107,6 +128,10 @@ class Recorded:
             {"text": text, "rule": rule.id, "rule_text": rule.text, "promoted": day}
             for text, rule, day in self.violations
         ]
+        data["failures"] = {
+            "linked": [{"id": eid, "failure": fid} for eid, fid in self.answered],
+            "proposed": [{"failure": f.id, "command": f.command, "line": f.line, "at": f.at} for f in self.unanswered],
+        }
         data["redacted"] = list(self.redacted)
         data["warnings"] = [*data["warnings"], *self.warnings]
         return data

@@ -11,10 +11,10 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # what type checkers see; at run time each name loads on first use
     from .abstention import sure_hits, task_hits
-    from .failure import bounded, failure_of
+    from .failure import Failure, Masked, answers, bounded, failure_of, recognise
     from .meaning import Near
     from .query import STATUSES, Query
-    from .render import FRAME_TOKENS, SearchResult, framed, render_hits, render_within
+    from .render import FRAME_TOKENS, Hit, SearchResult, framed, render_hits, render_within
     from .retrieval import candidates, embed_all, search_roots
     from .stemmer import terms
     from .vocabulary import SYNONYMS, names
@@ -25,11 +25,16 @@ _WHERE = {
     "task_hits": "abstention",
     "bounded": "failure",
     "failure_of": "failure",
+    "Masked": "failure",
+    "Failure": "failure",
+    "answers": "failure",
+    "recognise": "failure",
     "Near": "meaning",
     "Query": "query",
     "STATUSES": "query",
     "FRAME_TOKENS": "render",
     "SearchResult": "render",
+    "Hit": "render",
     "framed": "render",
     "render_hits": "render",
     "render_within": "render",
@@ -45,15 +50,20 @@ __all__ = [
     "FRAME_TOKENS",
     "STATUSES",
     "SYNONYMS",
+    "Failure",
+    "Hit",
+    "Masked",
     "Near",
     "Query",
     "SearchResult",
+    "answers",
     "bounded",
     "candidates",
     "embed_all",
     "failure_of",
     "framed",
     "names",
+    "recognise",
     "render_hits",
     "render_within",
     "search_roots",

@@ -14,7 +14,9 @@ from __future__ import annotations
 
 import re
 import shlex
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 #: What the hook reads of a tool's output: its start and its end. A failure says what it
 #: is in its first lines (npm, pip, git, compilers) or its last (tracebacks, test
@@ -60,6 +62,10 @@ _FRAME = re.compile(
     r"^\s*(?:at\s+\S.*[:(]\d+|File \".*\", line \d+|\d+\s*\|\s|[|│╷╵]\s*$|[~^]+\s*$|\[Previous line repeated)"
     r"|^\s*%\s+Total\b|^[\s\d.:%kKMGB/s-]+$|^\s*Traceback \(most recent call last\)"
 )
+#: a notice is not the failure either (npm's and pip's "new version available", their how-to)
+_NOTICE = re.compile(
+    r"(?i)^\s*(?:npm notice\b|\[notice\]|.*\bnew (?:major |minor |patch )?(?:version|release) of\b.*\bavailable\b)"
+)
 #: a warning is not the failure (npm warn EBADENGINE, pip's WARNING: Location ... ignored)
 _WARNING = re.compile(r"(?i)^\s*(?:[│|]\s*)?(?:\w+ )?warn(?:ing)?\b")
 #: a diagnostic drawn in a box (terraform, tflint: "╷", "│ Warning: ...", "│ ...", "╵"): its
@@ -82,6 +88,11 @@ class Failure:
     codes: tuple[str, ...]
     lines: tuple[str, ...]
     exit_code: int | None = None
+    keys: tuple[str, ...] = ()  # the key lines as they were (noise in): what `masked` reads
+
+    def masked(self) -> Masked:
+        """The failure with what differs between two instances of it masked (section 6b)."""
+        return masked(self)
 
     def text(self) -> str:
         """All of it as one text, for a keyword query."""
@@ -187,8 +198,9 @@ def failure_of(command: str, output: str, exit_code: int | None = None) -> Failu
     exit code when the agent CLI says it."""
     text = _ANSI.sub("", bounded(output))
     lines: list[str] = []
+    keys: list[str] = []
     codes: list[str] = []
-    rest: list[str] = []  # the other lines, for an output that names no error at all
+    rest: list[tuple[str, str]] = []  # the other lines, for an output that names no error at all
     frame = -1  # the indent of a Python frame line: the line it quotes is indented deeper
     boxed_warning = False  # inside a boxed diagnostic that is a warning
     for raw in text.splitlines():
@@ -210,7 +222,7 @@ def failure_of(command: str, output: str, exit_code: int | None = None) -> Failu
                 continue
         else:
             boxed_warning = False
-        if quoted or _WARNING.search(raw) or _SOURCE.search(raw):
+        if quoted or _WARNING.search(raw) or _SOURCE.search(raw) or _NOTICE.search(raw):
             continue
         found = [c for c in _CODE.findall(raw) if c not in _NOT_CODES] + _BRACKET_CODE.findall(raw)
         cleaned = clean(raw)
@@ -218,11 +230,18 @@ def failure_of(command: str, output: str, exit_code: int | None = None) -> Failu
             codes += found
             if cleaned:
                 lines.append(cleaned)
+                keys.append(raw.strip())
         elif cleaned:
-            rest.append(cleaned)
+            rest.append((cleaned, raw.strip()))
     if not lines:
-        lines = rest[-FALLBACK_LINES:]
-    return Failure(command_words(command), tuple(dict.fromkeys(codes)), tuple(dict.fromkeys(lines)), exit_code)
+        lines, keys = [c for c, _ in rest[-FALLBACK_LINES:]], [r for _, r in rest[-FALLBACK_LINES:]]
+    return Failure(
+        command_words(command),
+        tuple(dict.fromkeys(codes)),
+        tuple(dict.fromkeys(lines)),
+        exit_code,
+        tuple(dict.fromkeys(keys)),
+    )
 
 
 def task_of(text: str) -> Failure:
@@ -232,3 +251,151 @@ def task_of(text: str) -> Failure:
     codes = [c for c in _CODE.findall(text) if c not in _NOT_CODES] + _BRACKET_CODE.findall(text)
     cleaned = clean(_ANSI.sub("", text))
     return Failure((), tuple(dict.fromkeys(codes)), (cleaned,) if cleaned else ())
+
+
+# -- the same failure again (DESIGN.md section 6b) ------------------------------------------
+#
+# Two instances of one failure differ in where and in what (another folder, other file,
+# module, package and function names, line numbers, versions, ports) and agree in the
+# rest: the tool, the error codes, the words of the error line. `masked` keeps what they
+# agree in and sets aside what was masked out (`names`), which decides the one case where
+# what differs matters: a lesson about that one package.
+
+#: quoted names: 'requests', "x", `foo`, `bar', ‘baz’, “qux”
+_QUOTED = re.compile(
+    r"'([^'\s][^'\n]{0,119})'|\"([^\"\n]{1,120})\"|`([^`'\n]{1,120})[`']|‘([^’\n]{1,120})’|“([^”\n]{1,120})”"
+)
+#: a word that is a name, not English: snake_case, camelCase, dotted.names, with digits
+_NAMEISH = re.compile(r"^(?:\w*_\w*|[a-z]+[A-Z]\w*|\w+(?:[.:]{1,2}\w+)+|[A-Za-z]+\d+\w*)$")
+_MASK_WORD = re.compile(r"[A-Za-z_][\w]*(?:(?:\.|::)[A-Za-z_]\w*)*|\d+")
+#: words every error line may hold: they say nothing about which failure it is
+_FILLER = frozenset("a an the of to in on at for is are was be by it its this that with from or and as".split())
+#: how many key lines of each end make the masked failure (a long output repeats itself)
+MASK_LINES = 4
+
+
+@dataclass(frozen=True, slots=True)
+class Masked:
+    """A failure as its instances agree: the tools run, the error codes, the words of its key
+    lines with names, paths, numbers, versions and hashes masked, and the names masked out
+    (casefolded), for the lessons that are about one of them."""
+
+    tools: tuple[str, ...]
+    codes: tuple[str, ...]
+    words: tuple[str, ...]
+    names: tuple[str, ...]
+
+    def to_dict(self) -> dict[str, list[str]]:
+        return {"tools": [*self.tools], "codes": [*self.codes], "words": [*self.words], "names": [*self.names]}
+
+    @classmethod
+    def from_dict(cls, data: Any) -> Masked | None:
+        """The masked failure a record holds; None when it holds none."""
+        if not isinstance(data, dict):
+            return None
+        parts = [data.get(k) for k in ("tools", "codes", "words", "names")]
+        if not all(isinstance(p, list) and all(isinstance(x, str) for x in p) for p in parts):
+            return None
+        return cls(*(tuple(p) for p in parts))  # type: ignore[arg-type]
+
+    def key(self) -> str:
+        """What identifies this failure exactly: equal for two instances that differ only in
+        what was masked."""
+        return "|".join((",".join(self.tools), ",".join(self.codes), " ".join(self.words)))
+
+
+def _tool(word: str) -> str:
+    return re.sub(r"[\d.]+$", "", word.casefold()) or word.casefold()
+
+
+def mask_line(line: str) -> tuple[list[str], list[str]]:
+    """(the masked words of an error line, the names masked out of it)."""
+    names: list[str] = []
+
+    def quoted(match: re.Match[str]) -> str:
+        inner = next(g for g in match.groups() if g is not None)
+        names.append(inner.strip().casefold())
+        return " QNAME "
+
+    def path(match: re.Match[str]) -> str:
+        last = re.split(r"[/\\]", match.group())[-1]
+        if last:
+            names.append(last.casefold())
+        return " PATH "
+
+    line = _ANSI.sub("", line)
+    line = _URL.sub(lambda m: " localhost " if "localhost" in _url_words(m) else " URL ", line)
+    line = _QUOTED.sub(quoted, line)
+    line = _PATH.sub(path, line)
+    line = _HEX.sub(" HEX ", line)
+    line = _VERSION.sub(" VER ", line)
+    words: list[str] = []
+    for word in _MASK_WORD.findall(line):
+        if word.isdigit():
+            words.append("NUM")
+        elif word in ("QNAME", "PATH", "HEX", "VER", "URL") or (_CODE.fullmatch(word) and word not in _NOT_CODES):
+            words.append(word)
+        elif _NAMEISH.match(word):
+            names.append(word.casefold())
+            words.append("NAME")
+        elif word.casefold() not in _FILLER:
+            words.append(word.casefold())
+    return words, names
+
+
+def masked(failure: Failure) -> Masked:
+    """The failure with what differs between two instances of it masked (see `Masked`)."""
+    keys = failure.keys or failure.lines
+    if len(keys) > 2 * MASK_LINES:
+        keys = (*keys[:MASK_LINES], *keys[-MASK_LINES:])
+    words: dict[str, None] = {}
+    names: dict[str, None] = {}
+    for line in keys:
+        found, masked_out = mask_line(line)
+        words.update(dict.fromkeys(found))
+        names.update(dict.fromkeys(masked_out))
+    tools = tuple(dict.fromkeys(_tool(w) for w in failure.command if w not in ("cd",)))
+    return Masked(tools, tuple(sorted(failure.codes)), tuple(sorted(words)), tuple(names))
+
+
+def sameness(a: Masked, b: Masked) -> float:
+    """How surely two masked failures are one failure, 0 to 1: the share of their masked
+    words they hold in common, when they ran one tool or name one error code; 0 when they
+    share neither, or name codes and none of the same."""
+    if a.codes and b.codes and not set(a.codes) & set(b.codes):
+        return 0.0
+    if not set(a.tools) & set(b.tools) and not set(a.codes) & set(b.codes):
+        return 0.0
+    x, y = set(a.words) | set(a.codes), set(b.words) | set(b.codes)
+    if not x or not y:
+        return 0.0
+    return len(x & y) / len(x | y)
+
+
+def names_in(text: str, names: Sequence[str]) -> set[str]:
+    """The masked-out names a lesson's text names (as words of it, casefolded)."""
+    folded = text.casefold()
+    return {n for n in names if len(n) > 1 and re.search(rf"(?<![\w.-]){re.escape(n)}(?![\w-])", folded)}
+
+
+def answers(lesson: str, first: Masked, again: Masked) -> bool:
+    """Whether a lesson linked to the first instance of a failure answers another: not when
+    it names a name masked out of the first (a package, a module) that the other lacks."""
+    named = names_in(lesson, first.names)
+    return not named or named <= set(again.names)
+
+
+#: two failures at least this alike (`sameness`) are one failure (fitted on the fit part of
+#: tests/fixtures/failures/recur, see its card and tests/bench/bench_failures.py)
+SAME_FAILURE = 0.6
+
+
+def recognise(known: Iterable[tuple[str, Masked]], now: Masked, floor: float = SAME_FAILURE) -> str | None:
+    """The id of the remembered failure `now` is another instance of (the most alike, the
+    latest on a tie), or None."""
+    best, best_id = floor, None
+    for fid, then in known:
+        score = sameness(then, now)
+        if score >= best:
+            best, best_id = score, fid
+    return best_id
