@@ -31,7 +31,7 @@ def _recall(
     from .hooks import run
 
     given = {"command": command, "error": error, "exit_code": exit_code}
-    return run("recall", {"root": g.root, "role": role, "agent": agent, **given})
+    return run("recall", {"root": g.root, "role": role, "agent": agent, "session": g.session_id, **given})
 
 
 def _hook(g: Globals, event: str, role: str | None, agent: str | None) -> int:

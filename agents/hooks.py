@@ -257,8 +257,10 @@ def recall(
     error: str | None,
     agent: str | None = None,
     exit_code: int | None = None,
+    session: str | None = None,
 ) -> str:
     """What to print for a failed tool call: the hook JSON the CLI injects, plain text, or ''.
+    `session`: the agent session when the payload names none (`rolebook --session ID recall`).
 
     With `--command`/`--error` (and `--exit-code`) the caller says the call failed;
     otherwise the payload says so (`failed_call`), in the form of the agent CLI named (`agent`).
@@ -270,7 +272,7 @@ def recall(
         failed = failed_call(data, agent)
     if failed is None:
         return ""
-    text = recall_text(root, role, *failed, _session_of(data))
+    text = recall_text(root, role, *failed, _session_of(data) or session)
     if not text:
         return ""
     if agent == "copilot":  # Copilot CLI reads additionalContext at the top (seen with 1.0.102)
@@ -414,7 +416,8 @@ def run(name: str, args: dict[str, Any]) -> int:
         root, role = args.get("root"), args.get("role")
         agent = args.get("agent")
         if name == "recall":
-            out = recall(stdin, root, role, args.get("command"), args.get("error"), agent, args.get("exit_code"))
+            given = (args.get("command"), args.get("error"), agent, args.get("exit_code"), args.get("session"))
+            out = recall(stdin, root, role, *given)
         elif name == "session-start":
             session_start(stdin, root, role or "")
             if agent in ("codex", "gemini", "copilot"):  # they read JSON only: the notebook as context

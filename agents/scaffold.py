@@ -86,6 +86,7 @@ def init(root: Path, roles: list[str]) -> InitResult:
         _create(path, text, result, spare)
     merges = [
         f"{_rel(config, layout.archive)}/*.jsonl merge=union",
+        f"{_rel(config, layout.archive)}/failures/*.jsonl merge=union",
         f"{_rel(config, layout.memory)}/*.md merge=rolebook",
     ]
     _ensure_lines(attributes, merges, result, spare)

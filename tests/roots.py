@@ -32,7 +32,8 @@ def canonical(root: Path) -> dict[str, bytes]:
         str(p.relative_to(root)): p.read_bytes()
         for folder in ("memory", "archive")
         if (state / folder).exists()
-        for p in sorted((state / folder).iterdir())
+        for p in sorted((state / folder).rglob("*"))
+        if p.is_file()
     }
 
 

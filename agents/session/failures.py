@@ -270,7 +270,7 @@ CURRENT_HOURS = 12
 def _current_path(layout: Layout, role: str) -> Any:
     from rolebook.notebook.store import check_role
 
-    return layout.sessions / f"current-{check_role(role)}"
+    return layout.derived / "current" / check_role(role)
 
 
 def mark_current(layout: Layout, role: str, session: str) -> None:
