@@ -12,12 +12,13 @@ from __future__ import annotations
 
 import contextlib
 import json
-import re
 import sys
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
 from rolebook.notebook.display import shown
+
+from .calls import FailedCall, failed_call, session_of
 
 #: What the recall hook may add to an agent's context, in characters, all lessons together.
 RECALL_CHARS = 400
@@ -25,8 +26,6 @@ RECALL_CHARS = 400
 #: be any size; its signal is at its start and its end, notebook/search/failure.py)
 HEAD_BYTES = 64 * 1024
 TAIL_BYTES = 64 * 1024
-#: What it reads of a transcript, from its end, to find a command's exit code (Codex)
-TRANSCRIPT_TAIL_BYTES = 256 * 1024
 
 
 def read_bounded(stream: Any, head: int = HEAD_BYTES, tail: int = TAIL_BYTES) -> tuple[str, int]:
@@ -89,16 +88,6 @@ def _hook_input(raw: str) -> dict[str, Any]:
     return data
 
 
-def _text(value: Any) -> str:
-    if isinstance(value, str):
-        return value
-    if isinstance(value, dict):
-        return "\n".join(_text(v) for k, v in value.items() if k in ("command", "stdout", "stderr", "error", "output"))
-    if isinstance(value, list):
-        return "\n".join(map(_text, value))
-    return ""
-
-
 def recall_text(
     root: Path | None,
     role: str | None,
@@ -129,126 +118,6 @@ def recall_text(
     return "\n".join(framed(render_within(found.hits, room), title))
 
 
-#: Copilot CLI's last line of a shell result (as Copilot itself reads it, 1.0.102), and
-#: the sandbox notes it may put after it
-_COPILOT_EXIT = re.compile(r"^<(?:detached command with )?shellId: [^\r\n]+ completed with exit code (-?\d+)>[ \t]*$")
-_COPILOT_OLD_EXIT = re.compile(r"^<exited with exit code (-?\d+)>[ \t]*$")
-_COPILOT_NOTES = (
-    "<sandbox is active ",
-    "<this failure may be caused by the active sandbox policy.",
-    "<This command was retried outside the Copilot sandbox",
-)
-#: Gemini CLI's lines after a shell command's output (0.61): "Exit Code: N" only when N is not 0
-_GEMINI_TAIL = re.compile(
-    r"^(?:Exit Code: (-?\d+)|Signal: (\S+)|Error: .*|Background PIDs: .*|Process Group PGID: .*)$"
-)
-_CLAUDE_EXIT = re.compile(r"^Exit code (-?\d+)\n?")
-
-
-class FailedCall(NamedTuple):
-    """A tool call that failed: its command, its output, its exit code when the CLI says it."""
-
-    command: str
-    output: str
-    exit_code: int | None = None
-
-
-def _session_of(data: dict[str, Any]) -> str | None:
-    """The agent's session id in a hook payload (Cursor calls it a conversation)."""
-    for key in ("session_id", "sessionId", "conversation_id"):
-        value = data.get(key)
-        if isinstance(value, str) and value.strip():
-            return value.strip()[:200]
-    return None
-
-
-def failed_call(data: dict[str, Any], agent: str | None) -> FailedCall | None:
-    """The command, its output and its exit code when the hook payload says the tool call
-    failed, from the tool's own result fields, never from words in its output; None for a
-    success.
-
-    Claude Code runs the hook on failures only (PostToolUseFailure, its `error` starts
-    "Exit code N"). Gemini CLI (AfterTool), Copilot CLI and Codex (PostToolUse) run it
-    after every command and report one that exits 1 as a tool that worked: Gemini says
-    "Exit Code: N" after the output, Copilot ends it with "<shellId: ... completed with
-    exit code N>", and Codex gives the output alone, the exit code being in the session's
-    transcript (its `item_completed` line for the call).
-    """
-    tool_input = data.get("tool_input", data.get("toolArgs"))
-    if isinstance(tool_input, str):
-        with contextlib.suppress(ValueError):
-            tool_input = json.loads(tool_input)
-    command = _text(tool_input.get("command") if isinstance(tool_input, dict) else tool_input)
-    response = data.get("tool_response")
-    if agent == "gemini":
-        body = response if isinstance(response, dict) else {}
-        content = _text(body.get("llmContent"))
-        lines = content.replace("</untrusted_context>", "").rstrip().splitlines()
-        code, signal, output_end = 0, None, len(lines)
-        while output_end and (found := _GEMINI_TAIL.match(lines[output_end - 1])):
-            code = int(found.group(1)) if found.group(1) else code
-            signal = found.group(2) or signal
-            output_end -= 1
-        error = body.get("error")
-        if not error and not code and not signal:
-            return None
-        display = body.get("returnDisplay")
-        output = display if isinstance(display, str) and display else "\n".join(lines[:output_end])
-        output = output.replace("<untrusted_context>", "").removeprefix("\nOutput: ").removeprefix("Output: ")
-        reason = _text(error.get("message")) if isinstance(error, dict) else _text(error)
-        return FailedCall(command, "\n".join(x for x in (output, reason) if x), code or None)
-    if agent == "copilot":
-        result = data.get("tool_result", data.get("toolResult"))
-        result = result if isinstance(result, dict) else {}
-        kind = result.get("result_type", result.get("resultType"))
-        text = _text(result.get("text_result_for_llm", result.get("textResultForLlm")))
-        lines = text.replace("\r\n", "\n").split("\n")
-        last = len(lines) - 1
-        while last >= 0 and (not lines[last].strip() or lines[last].startswith(_COPILOT_NOTES)):
-            last -= 1
-        found = (_COPILOT_EXIT.match(lines[last]) or _COPILOT_OLD_EXIT.match(lines[last])) if last >= 0 else None
-        if kind != "failure" and not (found and int(found.group(1)) != 0):
-            return None
-        exit_code = int(found.group(1)) if found else None
-        return FailedCall(command, "\n".join(lines[:last] if found else lines), exit_code or None)
-    if agent == "codex":
-        given = response.get("exit_code", response.get("exitCode")) if isinstance(response, dict) else None
-        if not isinstance(given, int):
-            given = _codex_exit_code(data.get("transcript_path"), data.get("tool_use_id"))
-        if not given:  # 0, or not known: not sure it failed
-            return None
-        return FailedCall(command, _text(response), given)
-    if data.get("hook_event_name") == "PostToolUse":  # Claude Code: only successes come here
-        return None
-    error = _text(data.get("error")) or _text(data.get("error_message")) or _text(response)
-    said = _CLAUDE_EXIT.match(error)
-    return FailedCall(command, _CLAUDE_EXIT.sub("", error, count=1), int(said.group(1)) if said else None)
-
-
-def _codex_exit_code(path: Any, call: Any) -> int | None:
-    """The exit code Codex wrote for a call in its transcript (the last of its lines
-    `{"type": "event_msg", "payload": {"type": "item_completed", "item": {"id": CALL,
-    "exit_code": N}}}`), from the transcript's end; None when it is not there."""
-    if not isinstance(path, str) or not path.endswith(".jsonl") or not isinstance(call, str) or not call:
-        return None
-    try:
-        with open(path, "rb") as f:
-            size = f.seek(0, 2)
-            f.seek(max(size - TRANSCRIPT_TAIL_BYTES, 0))
-            tail = f.read(TRANSCRIPT_TAIL_BYTES)
-    except OSError:
-        return None
-    marker = json.dumps(call).encode()
-    for line in reversed(tail.splitlines()):
-        if marker not in line or b"exit_code" not in line:
-            continue
-        with contextlib.suppress(ValueError, AttributeError):
-            item = json.loads(line)["payload"]["item"]
-            if item.get("id") == call and isinstance(item.get("exit_code"), int):
-                return int(item["exit_code"])
-    return None
-
-
 def recall(
     stdin: str,
     root: Path | None,
@@ -272,7 +141,7 @@ def recall(
         failed = failed_call(data, agent)
     if failed is None:
         return ""
-    text = recall_text(root, role, *failed, _session_of(data) or session)
+    text = recall_text(root, role, *failed, session_of(data) or session)
     if not text:
         return ""
     if agent == "copilot":  # Copilot CLI reads additionalContext at the top (seen with 1.0.102)
@@ -371,7 +240,7 @@ def stop(stdin: str, root: Path | None, role: str) -> str:
     fire Stop after every turn."""
     config = _config(root)
     data = _hook_input(stdin)
-    session = _session_of(data)
+    session = session_of(data)
     if data.get("stop_hook_active") or not session:
         return ""  # the reminder's own turn, or no session to tell by
     path = _session_file(config, session)

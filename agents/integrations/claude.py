@@ -17,6 +17,8 @@ def hook_commands(role: str | None) -> dict[str, tuple[str | None, str]]:
     return {
         "SessionStart": (None, f"{run} hook session-start{flag}"),
         "PostToolUseFailure": ("Bash", f"{run} recall{flag}"),
+        # a piped command that failed (`npm test | tail`) ends as a success: its output tells
+        "PostToolUse": ("Bash", f"{run} recall{flag}"),
         "Stop": (None, f"{run} hook stop{flag}"),
     }
 
@@ -27,7 +29,7 @@ def plan(root: Path, role: str | None) -> list[Planned]:
     return [
         json_edit(
             place(root, ".claude/settings.json"),
-            "hooks: session start, failed Bash command, stop",
+            "hooks: session start, failed (or piped) Bash command, stop",
             add_hooks(hook_commands(role), timeout=30),
         ),
         json_edit(place(root, ".mcp.json"), "MCP server", set_mcp_server("mcpServers", mcp_entry(role))),

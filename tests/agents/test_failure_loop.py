@@ -246,3 +246,20 @@ def test_the_named_failures_hold_their_room() -> None:
     many = [FailureRecord(f"f{n:09d}", "s", "", "x " * 200, 1, {}, "y " * 300) for n in range(9)]
     lines = named(many)
     assert len(lines) == 3 and sum(map(len, lines)) <= 300 and all(line.endswith("…") for line in lines)
+
+
+def test_a_piped_command_claude_code_reports_as_a_success_is_read_as_the_failure_it_was(tmp_path: Path) -> None:
+    root = project(tmp_path)
+    rb(root, "init", "coder")
+
+    def ran(command: str, stdout: str) -> None:
+        body = {"session_id": "s-1", "hook_event_name": "PostToolUse", "tool_name": "Bash"}
+        body |= {"tool_input": {"command": command}, "tool_response": {"stdout": stdout, "stderr": ""}}
+        assert rb(root, "recall", "--role", "coder", stdin=json.dumps(body)).returncode == 0
+
+    ran("npm test 2>&1 | tail -3", "Test Suites: 1 failed, 4 passed\nTests:       2 failed, 30 passed")
+    ran("grep -rn Error src | head", "src/app.py:3: raise ValueError('no')")  # text about errors: no failure
+    ran("ls | wc -l", "12")
+    ran("npm test", "Tests: 2 failed")  # not piped: Claude Code said it succeeded, and it did exit 0
+    book = read_failures(load_config(root).layout, "coder")
+    assert [f.command for f in book.failures.values()] == ["npm test 2>&1 | tail -3"]

@@ -63,8 +63,10 @@ def test_integrate_writes_parseable_config_keeping_the_users_keys_and_is_idempot
             "Stop": ["x", "rolebook hook stop --role coder"],
             "SessionStart": ["rolebook hook session-start --role coder"],
             "PostToolUseFailure": ["rolebook recall --role coder"],
+            "PostToolUse": ["rolebook recall --role coder"],  # a piped failure ends as a success
         }
         assert settings["hooks"]["PostToolUseFailure"][0]["matcher"] == "Bash"
+        assert settings["hooks"]["PostToolUse"][0]["matcher"] == "Bash"
         assert json.loads((tmp_path / ".mcp.json").read_text())["mcpServers"]["rolebook"]["args"] == [
             "--as",
             "coder",
