@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from rolebook.notebook import InputError, RolebookError
-from rolebook.notebook.store import MAX_RECORD_BYTES, check_date, check_tags, check_text, load_json
+from rolebook.notebook.store import MAX_RECORD_BYTES, check_day, check_tags, check_text, load_json
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,7 +68,8 @@ def checked(fn: Callable[[], Any]) -> Any:
     try:
         return fn()
     except RolebookError as exc:
-        raise BadRecord(str(exc).split(": ", 1)[-1] if isinstance(exc, InputError) else str(exc)) from None
+        # the message without its place: the importer names the line it came from
+        raise BadRecord(exc.message if isinstance(exc, InputError) else str(exc)) from None
 
 
 def text_field(value: Any, name: str) -> str:
@@ -81,7 +82,7 @@ def day_field(value: Any, name: str) -> str:
     """The date of an ISO 8601 date or timestamp (RFC 3339, nanoseconds and all)."""
     if not isinstance(value, str) or not re.match(r"\d{4}-\d{2}-\d{2}", value):
         raise BadRecord(f"field {name!r} is not an ISO date or timestamp: {value!r}")
-    return str(checked(lambda: check_date(value[:10])))
+    return str(checked(lambda: check_day(value[:10])))
 
 
 def tags_field(value: Any) -> tuple[str, ...]:

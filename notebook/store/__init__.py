@@ -28,7 +28,7 @@ if TYPE_CHECKING:  # what type checkers see; at run time each name loads on firs
     )
     from .fsutil import atomic_write, role_lock
     from .index import TOKENIZER, Index, cited, origins, rebuilt_on_failure, refresh
-    from .intake import MAX_ENTRY_CHARS, check_date, check_text, new_entry, parse_snippet
+    from .intake import MAX_ENTRY_CHARS, check_date, check_day, check_text, new_entry, parse_snippet
     from .journal import Change, Recorder, Writer, WriteResult, append, check_scope, transact
     from .layout import Layout, check_role, inside
     from .longterm import (
@@ -87,6 +87,7 @@ _WHERE = {
     "refresh": "index",
     "MAX_ENTRY_CHARS": "intake",
     "check_date": "intake",
+    "check_day": "intake",
     "check_text": "intake",
     "new_entry": "intake",
     "parse_snippet": "intake",
@@ -164,6 +165,7 @@ __all__ = [
     "atomic_write",
     "audit_writes",
     "check_date",
+    "check_day",
     "check_role",
     "check_scope",
     "check_tags",

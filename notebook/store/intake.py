@@ -15,7 +15,16 @@ from ..markdown import parse, split_lines
 from ..model import SECTIONS, Entry, count_lines, split_count
 from .secrets import redact, redactions
 
-__all__ = ["MAX_ENTRY_CHARS", "check_date", "check_text", "new_entry", "parse_snippet", "redact", "redactions"]
+__all__ = [
+    "MAX_ENTRY_CHARS",
+    "check_date",
+    "check_day",
+    "check_text",
+    "new_entry",
+    "parse_snippet",
+    "redact",
+    "redactions",
+]
 
 MAX_ENTRY_CHARS = 1000
 
@@ -40,6 +49,31 @@ def check_date(value: str, path: str | None = None, line: int | None = None) -> 
     except ValueError:
         pass
     raise EntryError(f"{value!r} is not a date: write YYYY-MM-DD, e.g. 2026-03-15", path, line)
+
+
+#: How far past today an entry's date may be: a clock a day ahead (another time zone,
+#: a machine set wrong by hours) is not a reason to refuse a lesson.
+SKEW = dt.timedelta(days=1)
+
+
+def check_day(value: str, path: str | None = None, line: int | None = None) -> str:
+    """`value` if it is a date an entry can carry: a calendar date (`check_date`) no later
+    than tomorrow. A date in the future would sit on top of its section and be pruned
+    last, whatever it says.
+
+    Raises:
+        EntryError: not a date, or a date beyond a day of clock skew.
+    """
+    day = check_date(value, path, line)
+    latest = max(dt.date.today(), dt.datetime.now(dt.UTC).date()) + SKEW
+    if dt.date.fromisoformat(day) > latest:
+        raise EntryError(
+            f"{day} is in the future (latest accepted: {latest.isoformat()}): an entry carries the day it was "
+            "learned; give that day, or leave the date out for today (nothing was written)",
+            path,
+            line,
+        )
+    return day
 
 
 def check_text(text: str, path: str | None = None, line: int | None = None) -> str:
@@ -77,7 +111,7 @@ def new_entry(section: str, text: str, date: str) -> Entry:
     if section not in SECTIONS:
         raise EntryError(f"unknown section {section!r}")
     body, count = split_count(check_text(text))
-    return Entry(section, check_date(date), check_text(body), count)
+    return Entry(section, check_day(date), check_text(body), count)
 
 
 def parse_snippet(text: str, date: str, path: str = "<stdin>") -> tuple[list[Entry], int]:
@@ -85,7 +119,7 @@ def parse_snippet(text: str, date: str, path: str = "<stdin>") -> tuple[list[Ent
 
     Items without a date take `date`. Raises EntryError naming the snippet's line.
     """
-    nb = parse(text, undated=check_date(date))
+    nb = parse(text, undated=check_day(date))
     entries: list[Entry] = []
     lineno = count_lines(nb.head) + 1
     ignored = 0
@@ -94,7 +128,7 @@ def parse_snippet(text: str, date: str, path: str = "<stdin>") -> tuple[list[Ent
         for part in section.parts:
             if isinstance(part, Entry):
                 body = check_text(part.text, path, lineno)
-                entries.append(Entry(part.section, check_date(part.date, path, lineno), body, part.count))
+                entries.append(Entry(part.section, check_day(part.date, path, lineno), body, part.count))
             else:
                 ignored += sum(1 for ln in split_lines(part.raw) if ln.strip())
             lineno += count_lines(part.raw)

@@ -154,6 +154,35 @@ def test_bad_input_is_one_line_exit_2_and_no_file_changes(tmp_path: Path, args: 
     assert tree(tmp_path) == before
 
 
+def test_a_date_in_the_future_beyond_a_day_of_skew_is_refused_wherever_an_entry_comes_in(tmp_path: Path) -> None:
+    import datetime as dt
+
+    rb(tmp_path, "init", "coder")
+    before = tree(tmp_path)
+    latest = max(dt.date.today(), dt.datetime.now(dt.UTC).date()) + dt.timedelta(days=1)
+    beyond = (latest + dt.timedelta(days=1)).isoformat()
+    for args, input, where in [
+        (["-m", "ran the tests from the wrong folder", "--date", "2099-01-01"], None, "rolebook: 2099-01-01"),
+        (["-m", "ran the tests from the wrong folder", "--date", beyond], None, f"rolebook: {beyond}"),
+        (
+            ["--from", "-"],
+            f"## Learnings\n- [{beyond}] run the tests from the root\n",
+            f"rolebook: <stdin>:2: {beyond}",
+        ),
+        (["--from", "-", "--date", beyond], "## Learnings\n- run the tests from the root\n", f"rolebook: {beyond}"),
+    ]:
+        code, out, err = rb(tmp_path, "update", "coder", *args, input=input)
+        assert (code, out) == (2, ""), (args, err)
+        assert err.startswith(where + " is in the future") and err.count("\n") == 1
+        assert f"latest accepted: {latest.isoformat()}" in err and "nothing was written" in err
+        assert tree(tmp_path) == before
+    # a clock a day ahead of this machine's is not refused
+    code, _, err = rb(tmp_path, "update", "coder", "-l", "run the tests from the root", "--date", latest.isoformat())
+    assert code == 0, err
+    written = (tmp_path / "agents/state/memory/coder.md").read_text()
+    assert f"- [{latest.isoformat()}] run the tests from the root" in written
+
+
 def test_bad_frontmatter_names_file_and_line_and_changes_nothing(tmp_path: Path) -> None:
     rb(tmp_path, "init", "coder")
     path = tmp_path / "agents/state/memory/coder.md"

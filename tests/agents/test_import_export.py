@@ -152,6 +152,7 @@ def test_importing_the_same_source_twice_adds_nothing(
 
 BROKEN = [
     ("xmem", "xmem/data/failures.jsonl", '{"ts": "yesterday", "pattern_avoid": "x"}', "field 'ts' is not an ISO date"),
+    ("xmem", "xmem/data/failures.jsonl", '{"ts": "2099-01-01T10:00:00Z", "pattern_avoid": "x"}', "is in the future"),
     ("agent-knowledge", "agent-knowledge/logs/gptcoach2.jsonl", '{"event_type": "oops"', "not JSON"),
     (
         "memcache",
