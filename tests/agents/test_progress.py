@@ -16,6 +16,7 @@ from rolebook.agents.watch import Shown
 from rolebook.notebook import progress
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from children import interruptible, read_pipe
 from roots import project
 
 ROLEBOOK = str(Path(sys.executable).parent / "rolebook")
@@ -43,17 +44,16 @@ def interrupted_at(root: Path, pause: str, *args: str) -> subprocess.CompletedPr
     pipe = root.parent / f"pause-{os.getpid()}"
     os.mkfifo(pipe)
     env = {**os.environ, "ROLEBOOK_PAUSE": f"{pause}:{pipe}"}
-    proc = subprocess.Popen(
-        [ROLEBOOK, "--root", str(root), *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env
-    )
+    command = interruptible([ROLEBOOK, "--root", str(root), *args])  # SIGINT handled even if this run ignores it
+    proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
     try:
-        with open(pipe, encoding="utf-8") as f:  # returns once the command is at the pause
-            said = f.read()
-        assert said == "paused\n"
+        assert read_pipe(pipe, proc) == "paused\n"  # returns once the command is at the pause
         proc.send_signal(signal.SIGINT)
         out, err = proc.communicate(timeout=120)
     finally:
-        proc.kill()
+        if proc.returncode is None:
+            proc.kill()
+            proc.communicate()
         pipe.unlink()
     return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
 
