@@ -213,6 +213,7 @@ def test_a_rule_worded_with_escapes_reaches_the_rules_file_inert(hostile: Path) 
 
 def sources(folder: Path) -> dict[str, Path]:
     """A source of each format with a hostile field (and a hostile file name where a folder is read)."""
+    import contextlib
     import sqlite3
 
     folder.mkdir()
@@ -231,7 +232,7 @@ def sources(folder: Path) -> dict[str, Path]:
     out["markdown"] = folder / "md" / "coder.md"
     out["markdown"].write_text(f"## Learnings\n- [2026-01-01] x {HOSTILE}\n\nProse {HOSTILE}\n", encoding="utf-8")
     (folder / "cerebro").mkdir()
-    with sqlite3.connect(folder / "cerebro" / "memory.sqlite3") as db:
+    with contextlib.closing(sqlite3.connect(folder / "cerebro" / "memory.sqlite3")) as db, db:  # closed
         db.execute(
             "CREATE TABLE entries (id INTEGER PRIMARY KEY, role TEXT, category TEXT, text TEXT, created_at TEXT)"
         )

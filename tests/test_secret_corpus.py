@@ -6,6 +6,7 @@ even ones before these tests existed (the figures are in the issue note)."""
 from __future__ import annotations
 
 import base64
+import contextlib
 import json
 import sqlite3
 from collections.abc import Iterator
@@ -159,7 +160,7 @@ def sources(folder: Path, texts: list[str]) -> dict[str, Path]:
     markdown.write_text(f"# coder\n\n## Learnings\n{items}\n## Notes\n\n{prose}", encoding="utf-8")
     cerebro = folder / "cerebro"
     cerebro.mkdir()
-    with sqlite3.connect(cerebro / "memory.sqlite3") as db:
+    with contextlib.closing(sqlite3.connect(cerebro / "memory.sqlite3")) as db, db:  # closed, not left to the GC
         db.execute(
             "CREATE TABLE entries (id INTEGER PRIMARY KEY AUTOINCREMENT, role TEXT NOT NULL, category TEXT NOT NULL,"
             " text TEXT NOT NULL, embedding BLOB, tags TEXT DEFAULT '[]', created_at TEXT NOT NULL,"

@@ -186,10 +186,11 @@ def test_a_bad_line_is_named_and_nothing_is_written(
 
 
 def test_a_bad_cerebro_row_is_named_by_database_and_row(tmp_path: Path) -> None:
+    import contextlib
     import sqlite3
 
     src = copy(FIX / "cerebro", tmp_path)
-    with sqlite3.connect(src / "memory.sqlite3") as db:
+    with contextlib.closing(sqlite3.connect(src / "memory.sqlite3")) as db, db:  # closed, not left to the GC
         db.execute("INSERT INTO entries(role, category, text, created_at) VALUES ('Bad Role', 'x', 'y', '2026-01-01')")
     code, _, err = rb(tmp_path / "root", "import", "cerebro", str(src))
     assert code == 2 and f"{src / 'memory.sqlite3'}:7: role 'Bad Role' is not a role name" in err

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 import sqlite3
@@ -16,13 +17,13 @@ from rolebook.notebook.store import TOKENIZER
 
 def fts5_terms(texts: list[str]) -> list[list[str]]:
     """What FTS5, with the index's tokenizer, makes of each text."""
-    db = sqlite3.connect(":memory:")
-    db.execute(f"CREATE VIRTUAL TABLE t USING fts5(x, tokenize='{TOKENIZER}')")
-    db.execute("CREATE VIRTUAL TABLE v USING fts5vocab(t, 'instance')")
-    db.executemany("INSERT INTO t(rowid, x) VALUES (?, ?)", list(enumerate(texts)))
     out: list[list[str]] = [[] for _ in texts]
-    for term, doc in db.execute("SELECT term, doc FROM v ORDER BY doc, offset"):
-        out[doc].append(term)
+    with contextlib.closing(sqlite3.connect(":memory:")) as db:  # closed, not left to the GC
+        db.execute(f"CREATE VIRTUAL TABLE t USING fts5(x, tokenize='{TOKENIZER}')")
+        db.execute("CREATE VIRTUAL TABLE v USING fts5vocab(t, 'instance')")
+        db.executemany("INSERT INTO t(rowid, x) VALUES (?, ?)", list(enumerate(texts)))
+        for term, doc in db.execute("SELECT term, doc FROM v ORDER BY doc, offset"):
+            out[doc].append(term)
     return out
 
 
