@@ -80,27 +80,64 @@ def integrate_cmd(
     \b
     Example:  rolebook integrate claude --role coder
     """
-    from ..integrations import apply, next_step, plan
+    from ..integrations import apply, plan
 
     g = _globals(ctx)
     root = g.root.absolute() if g.root else find_root()
     planned = plan(agent, root, check_role(role) if role else None)
-    done = [p for p in planned if p.changed] if print_only else apply(planned, root)
+    if not print_only:
+        apply(planned, root)
+    report = integration_report(agent, root, role, planned)
     if as_json:
-        _print_json([{"path": str(p.path), "what": p.what, "changed": p.changed, "text": p.after} for p in planned])
+        _print_json(report)
         return
     print(f"rolebook root: {root}")
     for p in planned:
         rel = p.path.relative_to(root) if p.path.is_relative_to(root) else p.path
         if print_only and p.changed:
             print(f"--- {rel} ({p.what}) would become:\n{p.after}")
-        elif p.changed:
-            print(f"{'created' if p.before is None else 'updated'} {rel}: {p.what}")
-    if done:  # said once, when the files change: the step the agent CLI still asks of the user
-        print(f"next: {next_step(agent, root, role)}")
-    else:
-        print(f"{agent}: already integrated, nothing to change")
-    for line in _team_rules_lines(agent, load_config(root)):
+    print_integration(report, print_only)
+
+
+def integration_report(agent: str, root: Path, role: str | None, planned: list[Any]) -> dict[str, Any]:
+    """What `integrate` (or `init --agent`) did, as `--json` carries it: each file, whether
+    it changed, and the one step the user must still take in the agent CLI (`next`), given
+    on every run: a second run changes nothing, but the step may still be undone."""
+    from ..integrations import next_step
+
+    def shown(path: Path) -> str:
+        return str(path.relative_to(root)) if path.is_relative_to(root) else str(path)
+
+    files = [
+        {
+            "path": shown(p.path),
+            "what": p.what,
+            "changed": p.changed,
+            "created": p.changed and p.before is None,
+            "text": p.after,
+        }
+        for p in planned
+    ]
+    step = next_step(agent, root, role)
+    return {
+        "agent": agent,
+        "root": str(root),
+        "files": files,
+        "next": step,
+        "team_rules": _team_rules_lines(agent, load_config(root)),
+    }
+
+
+def print_integration(report: dict[str, Any], print_only: bool = False) -> None:
+    """The text form of `integration_report`: a line per file changed, then `next:`."""
+    changed = [f for f in report["files"] if f["changed"]]
+    if not print_only:
+        for f in changed:
+            print(f"{'created' if f['created'] else 'updated'} {f['path']}: {f['what']}")
+    if not changed:
+        print(f"{report['agent']}: already integrated, nothing to change")
+    print(f"next: {report['next']}")
+    for line in report["team_rules"]:
         print(line)
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rolebook.notebook import InputError
@@ -55,22 +55,29 @@ def init_cmd(
             )
         edits = plan(agent, root, check_role((roles or [])[0]))
     result = init(root, roles or [])
-    planned: list[Planned] = []
-    if edits:
+    report = None
+    if agent is not None:
         from ..integrations import apply
+        from .agents import integration_report
 
-        planned = apply(edits, root)
+        apply(edits, root)
+        report = integration_report(agent, root, (roles or [])[0], edits)
     if as_json:
-        _print_json({**result.to_dict(), "integrated": [str(p.path) for p in planned]})
+        extra: dict[str, Any] = {}
+        if report is not None:
+            extra = {"integrated": [f["path"] for f in report["files"] if f["changed"]], "next": report["next"]}
+        _print_json({**result.to_dict(), **extra})
         return
     print(f"rolebook root: {root}")
     for path in result.created:
         print(f"created {path}")
     for path in result.updated:
         print(f"updated {path}")
-    for p in planned:
-        print(f"{'created' if p.before is None else 'updated'} {p.path.relative_to(root)}: {p.what}")
-    if not result.created and not result.updated and not planned:
+    if report is not None:
+        from .agents import print_integration
+
+        print_integration(report)
+    elif not result.created and not result.updated:
         print(f"rolebook is set up in {root}: nothing to do")
 
 

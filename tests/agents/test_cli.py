@@ -291,7 +291,10 @@ def test_init_with_agent_sets_up_and_integrates_in_one_step(tmp_path: Path) -> N
     code, out, _ = rb(tmp_path, "init", "coder", "--agent", "claude")
     assert code == 0 and "created .claude/settings.json" in out and "created agents/state/memory/coder.md" in out
     assert "rolebook hook session-start --role coder" in (tmp_path / ".claude/settings.json").read_text()
-    assert rb(tmp_path, "init", "coder", "--agent", "claude")[1].endswith("nothing to do\n")
+    assert (
+        "claude: already integrated, nothing to change\nnext: start `claude`"
+        in rb(tmp_path, "init", "coder", "--agent", "claude")[1]
+    )
     code, _, err = rb(tmp_path / "other", "init", "coder", "qa", "--agent", "claude")
     assert code == 2 and "name exactly one" in err and not (tmp_path / "other").exists()
     code, _, err = rb(tmp_path / "other", "init", "coder", "--agent", "vim")
