@@ -11,20 +11,35 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Annotated, Any, TypeVar
 
+import click
 import typer
 from rolebook.notebook import RolebookError
 from rolebook.notebook.display import shown
 from rolebook.notebook.store import WriteResult
+from typer.core import TyperGroup
 
 from .. import fastpath
 from ..session_io import Globals, begin, print_json, warn
 
+#: the commands of a session and promote, listed first by `rolebook --help`; the rest follow
+#: in the order they are registered
+FIRST = ("init", "read", "update", "promote")
+
+
+class _Group(TyperGroup):
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        names = super().list_commands(ctx)
+        return [n for n in FIRST if n in names] + [n for n in names if n not in FIRST]
+
+
 app = typer.Typer(
     name="rolebook",
+    cls=_Group,
     help="Memory for AI agents, per role: a small notebook read at every session start, "
     "an archive that loses nothing, rules from mistakes that keep coming back.",
     no_args_is_help=True,
-    add_completion=False,
+    # --install-completion / --show-completion: a completion request has no arguments, so typer answers it
+    add_completion=True,
     pretty_exceptions_enable=False,
     rich_markup_mode=None,
     context_settings={"help_option_names": ["-h", "--help"]},
