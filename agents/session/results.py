@@ -53,6 +53,8 @@ class Started:
 
     def to_dict(self, surface: str = "cli") -> dict[str, Any]:
         data = self.read.to_dict(surface)
+        if surface == "cli":  # MCP's structured content stays within its text's budget (the mcp room's call)
+            data["entries"] = self.entries()
         if self.found is not None:
             from rolebook.notebook.search import framed
 
@@ -64,6 +66,17 @@ class Started:
                 "warnings": list(self.found.warnings),
             }
         return data
+
+    def entries(self) -> list[dict[str, Any]]:
+        """The notebook's entries in file order, each with the id `obsolete`, `--same-as`
+        and `--supersedes` take (as `update --json` gives them)."""
+        from rolebook.notebook.markdown import parse
+
+        text = self.read.data.decode("utf-8", errors="replace")
+        return [
+            {"id": e.id(self.read.role), "section": e.section, "date": e.date, "text": e.text, "count": e.count}
+            for e in parse(text).entries()
+        ]
 
 
 def _shown(task: str, room: int = 80) -> str:

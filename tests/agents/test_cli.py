@@ -106,6 +106,18 @@ def test_read_json_gives_text_lines_and_alerts(tmp_path: Path) -> None:
     assert data["lines"] == data["text"].count("\n")
 
 
+def test_read_json_carries_each_entrys_id_as_update_gave_it_and_obsolete_takes_it(tmp_path: Path) -> None:
+    added = json.loads(rb(tmp_path, "update", "coder", "-m", "ran it on prod; use staging", "-l", "y", "--json")[1])
+    entries = json.loads(rb(tmp_path, "read", "coder", "--json")[1])["entries"]
+    wanted = [{k: e[k] for k in ("id", "section", "date", "text", "count")} for e in added["added"]]
+    assert sorted(entries, key=lambda e: e["id"]) == sorted(wanted, key=lambda e: e["id"])
+    learning = next(e for e in entries if e["section"] == "learnings")
+    assert rb(tmp_path, "obsolete", "coder", f"#{learning['id']}")[0] == 0
+    assert [e["text"] for e in json.loads(rb(tmp_path, "read", "coder", "--json")[1])["entries"]] == [
+        "ran it on prod; use staging"
+    ]
+
+
 def test_update_summary_and_exit_codes(tmp_path: Path) -> None:
     code, out, _ = rb(tmp_path, "update", "coder", "-m", "a", "-l", "b", "--log", "WQ-1: c", "--date", "2026-03-01")
     assert (code, out) == (0, "coder: +3 entries, 12/80 lines\n")
