@@ -115,12 +115,16 @@ def load_config(root: Path) -> Config:
         ConfigError: rolebook.yaml is unreadable, not YAML, or holds a bad setting.
     """
     path = root / CONFIG_NAME
-    try:
-        text = path.read_text(encoding="utf-8")
+    from rolebook.notebook.store import read_file
+
+    try:  # a pipe planted as rolebook.yaml would hang every command; a link out is not read
+        text = read_file(path, root).decode("utf-8")
     except FileNotFoundError:
         return _build(root, {}, None)
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"cannot read: {exc}", path) from None
+    except InputError as exc:
+        raise ConfigError(exc.message, path) from None
     cache = Layout.default(root).derived / CONFIG_CACHE
     data = _cached(cache, path, text)
     if data is not None:

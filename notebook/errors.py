@@ -5,7 +5,8 @@
     │   ├── RoleError             a role name that is not [a-z0-9][a-z0-9_-]{0,63}
     │   ├── EntryError            an entry that is empty, too long, holds control chars
     │   ├── ConfigError           rolebook.yaml or frontmatter that cannot be used
-    │   └── OutsideRoot           a path that resolves outside the root (a symlink out of it)
+    │   ├── OutsideRoot           a path that resolves outside the root (a symlink out of it)
+    │   └── NotAFile              a pipe, device or socket where rolebook reads a file
     ├── StorageError              a file could not be written: disk full, read-only, permissions
     ├── LockTimeout               another writer held the role's lock too long
     ├── ScopeError                a write outside the role the writer is scoped to
@@ -59,6 +60,11 @@ class ConfigError(InputError):
 class OutsideRoot(InputError):
     """A file rolebook would read or write that resolves outside its root: a symlink (or
     a folder on the way that is one) leading out of the project."""
+
+
+class NotAFile(InputError):
+    """Something that is not a regular file (a named pipe, a device, a socket) where rolebook
+    reads one: never opened in a way that could block, never read."""
 
 
 class StorageError(RolebookError):

@@ -24,7 +24,7 @@ from rolebook.notebook import InputError, NoMatch
 from rolebook.notebook.display import shown
 from rolebook.notebook.markdown import code_lines, split_lines
 from rolebook.notebook.model import normalize
-from rolebook.notebook.store import Layout, atomic_write, redact_value, role_lock
+from rolebook.notebook.store import Layout, atomic_write, open_file, redact_value, role_lock
 
 START = "<!-- rolebook:rules:start -->"
 END = "<!-- rolebook:rules:end -->"
@@ -159,14 +159,17 @@ def remove_rule(rules_file: RulesFile, rule_id: str) -> RulesFile:
     return replace(rules_file, block=kept)
 
 
-def load(path: Path) -> tuple[RulesFile, str | None]:
-    """The rules file at `path` (empty if missing) and its text as read (None if missing).
+def load(path: Path, within: Path | None = None) -> tuple[RulesFile, str | None]:
+    """The rules file at `path` (empty if missing) and its text as read (None if missing);
+    never through a link out of `within`, never a pipe (see `open_file`).
 
     Raises:
-        InputError: the file is not UTF-8, or its block markers are broken.
+        InputError: the file is not UTF-8, its block markers are broken, or it is a pipe,
+            a device or a link out of `within`.
     """
     try:
-        data = path.read_bytes()
+        with open_file(path, within) as f:
+            data = f.read()
     except FileNotFoundError:
         return parse(""), None
     try:
@@ -180,7 +183,7 @@ def write_rules(layout: Layout, rules_path: Path, change: Callable[[Any], Any]) 
     """Change the rules file under its lock, atomically; whether any byte changed."""
     layout.check_inside(rules_path)  # before it is read: a link out of the root is never followed
     with role_lock(layout.rules_lock):
-        rules_file, before = load(rules_path)
+        rules_file, before = load(rules_path, layout.root)
         after = render(change(rules_file))
         if after == (before or ""):
             return False

@@ -29,11 +29,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from rolebook.notebook.store import INSTRUCTIONS
+
 if TYPE_CHECKING:
     from rolebook.notebook.store import Layout, ReadResult
 
-#: Instructions files looked at besides the rules file and the configured ones.
-DEFAULT_FILES = ("CLAUDE.md", "AGENTS.md", "GEMINI.md", ".github/copilot-instructions.md")
 _VERSION = 1
 _SHOWN = 90  # characters of a lost line an alert quotes
 _SECTIONS = ("mistakes", "learnings", "feedback", "session_log")
@@ -67,7 +67,7 @@ class Drift:
 def instruction_files(root: Path, rules_path: Path, configured: tuple[Path, ...] = ()) -> list[Path]:
     """The instructions files of a root, each once, in the order they are looked at."""
     out: list[Path] = []
-    for path in (rules_path, *(root / name for name in DEFAULT_FILES), *configured):
+    for path in (rules_path, *(root / name for name in INSTRUCTIONS), *configured):
         if path not in out:
             out.append(path)
     return out
@@ -125,10 +125,13 @@ def drift_alerts(layout: Layout, role: str, files: list[Path], cites: list[dict[
 
 
 def _load(path: Path) -> dict[str, Any]:
+    from rolebook.notebook import InputError
+    from rolebook.notebook.store import open_file
+
     try:
-        with open(path, encoding="utf-8") as f:
+        with open_file(path) as f:  # a pipe planted in the derived folder: no cache
             data = json.load(f)
-    except (OSError, ValueError):
+    except (OSError, ValueError, InputError):
         return {}
     return data if isinstance(data, dict) and data.get("v") == _VERSION else {}
 
@@ -197,9 +200,12 @@ def lost_lines(root: Path, path: Path) -> list[tuple[str, str, str, str | None]]
     line the file's history lost and that it does not hold now, newest loss first."""
     import subprocess
 
-    try:
-        now = {_norm(x) for x in path.read_text(encoding="utf-8", errors="replace").splitlines()}
-    except OSError:
+    from rolebook.notebook import InputError
+    from rolebook.notebook.store import read_file
+
+    try:  # never a pipe, nor a link out of the project: `doctor` names those
+        now = {_norm(x) for x in read_file(path, root).decode("utf-8", errors="replace").splitlines()}
+    except (OSError, InputError):
         now = set()
     rel = _rel(root, path)
     out: list[tuple[str, str, str, str | None]] = []

@@ -19,7 +19,7 @@ from typing import Any
 from rolebook.notebook import InputError
 from rolebook.notebook.model import is_role
 
-from .common import Source, not_a_source
+from .common import Source, files_under, not_a_source
 from .memfiles import MemoryFile, blocks, dated, day_of, entry, one_line, read_file, section_of, stored
 
 FORMAT = "claude-memory"
@@ -40,7 +40,7 @@ def read_claude_memory(path: Path, source: Source | None = None) -> Source:
     `memory/` or the folder of projects (`~/.claude/projects/`), or one memory file."""
     source = Source() if source is None else source
     for folder, role in _folders(path):
-        files = [folder] if folder.is_file() else sorted(p for p in folder.rglob("*.md") if p.is_file())
+        files = [folder] if folder.is_file() else files_under(folder, "*.md", source)
         topics = _topics(folder if folder.is_dir() else folder.parent)
         for file in files:
             mf = read_file(file, source)

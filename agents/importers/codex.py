@@ -20,7 +20,7 @@ from typing import Any
 
 from rolebook.notebook import InputError
 
-from .common import Source, not_a_source
+from .common import Source, files_under, not_a_source
 from .memfiles import MemoryFile, blocks, category_of, day_of, entry, one_line, read_file, section_of, stored
 
 CODEX = "codex-memory"
@@ -40,7 +40,7 @@ _TASK = re.compile(r"Task \d+:\s*(.+)$", re.DOTALL)
 def read_codex_memory(path: Path, source: Source | None = None) -> Source:
     """A Codex memories folder (or one of its files)."""
     source = Source() if source is None else source
-    files = _markdown(path, "memory_summary.md or MEMORY.md")
+    files = _markdown(path, "memory_summary.md or MEMORY.md", source)
     root = path if path.is_dir() else path.parent
     for file in files:
         rel = file.relative_to(root).as_posix()
@@ -64,13 +64,13 @@ def read_codex_memory(path: Path, source: Source | None = None) -> Source:
     return source
 
 
-def _markdown(path: Path, expected: str) -> list[Path]:
+def _markdown(path: Path, expected: str, source: Source) -> list[Path]:
     if path.is_file():
         return [path]
     if not path.is_dir():
         raise not_a_source(path)
-    files = sorted(p for p in path.rglob("*.md") if p.is_file())
-    if not files:
+    files = files_under(path, "*.md", source)
+    if not files and not source.problems:
         raise InputError(f"{path}: no markdown files here (expected {expected})")
     return files
 
@@ -151,7 +151,7 @@ def read_serena(path: Path, source: Source | None = None) -> Source:
             path = inner
             break
     root = path if path.is_dir() else path.parent
-    for file in _markdown(path, "Serena memory files"):
+    for file in _markdown(path, "Serena memory files", source):
         rel = file.relative_to(root).with_suffix("").as_posix()
         if rel == "memory_maintenance":
             source.notes.append("memory_maintenance.md is Serena's own guide to its memories: not imported")

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from rolebook.notebook import InputError, RolebookError
-from rolebook.notebook.store import MAX_RECORD_BYTES, check_day, check_tags, check_text, load_json
+from rolebook.notebook.store import MAX_RECORD_BYTES, check_day, check_tags, check_text, load_json, open_file
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,6 +52,9 @@ class Source:
     notes: list[str] = field(default_factory=list)
     files: int = 0
     sink: Callable[[Item], None] | None = None
+    #: The folder imported: no file is read through a link that leads out of it (a cloned
+    #: repository's link to a private file would land it in the committed archive).
+    within: Path | None = None
 
     def add(self, item: Item) -> None:
         if self.sink is None:
@@ -103,13 +106,36 @@ def file_day(path: Path) -> str:
     return dt.date.fromtimestamp(path.stat().st_mtime).isoformat()
 
 
+def opened(path: Path, source: Source) -> Any:
+    """`path` open for reading (binary), or None with a problem: a link out of the folder
+    imported, a pipe or a device is never read (see `open_file`)."""
+    try:
+        return open_file(path, source.within)
+    except InputError as exc:
+        source.problems.append(Problem(f"{path}:1", exc.message))
+    except OSError as exc:
+        source.problems.append(Problem(f"{path}:1", f"cannot read: {exc.strerror or exc}"))
+    return None
+
+
+def file_bytes(path: Path, source: Source, limit: int | None = None) -> bytes | None:
+    """The bytes of `path` (at most `limit` + 1), or None with a problem (see `opened`)."""
+    f = opened(path, source)
+    if f is None:
+        return None
+    with f:
+        try:
+            return bytes(f.read() if limit is None else f.read(limit + 1))
+        except OSError as exc:
+            source.problems.append(Problem(f"{path}:1", f"cannot read: {exc.strerror or exc}"))
+            return None
+
+
 def jsonl_records(path: Path, source: Source) -> Iterator[tuple[str, dict[str, Any]]]:
     """(path:line, object) for each non-blank line; other lines become problems."""
     source.files += 1
-    try:
-        f = open(path, "rb")  # noqa: SIM115 (read a line at a time: a big log is never held whole)
-    except OSError as exc:
-        source.problems.append(Problem(f"{path}:1", f"cannot read: {exc.strerror or exc}"))
+    f = opened(path, source)  # read a line at a time: a big log is never held whole
+    if f is None:
         return
     with f:
         yield from _records(path, f, source)
@@ -138,6 +164,16 @@ def _records(path: Path, f: Any, source: Source) -> Iterator[tuple[str, dict[str
         yield where, obj
 
 
+def folder_of(path: Path) -> Path:
+    """The folder an import may read in: the one named (or the named file's, through its
+    links: a file named outright is what the user asked for); nothing under it is read
+    through a link that leads out of it."""
+    import os
+
+    real = Path(os.path.realpath(path))
+    return real if real.is_dir() else real.parent
+
+
 def not_a_source(path: Path) -> InputError:
     """The error for a source that is neither a file nor a folder: missing, or a pipe or a
     device (never opened: a pipe with no writer would hang the import)."""
@@ -151,9 +187,28 @@ def files_of(path: Path, pattern: str, source: Source) -> list[Path]:
         return [path]
     if not path.is_dir():
         raise not_a_source(path)
-    found = sorted(p for p in path.rglob(pattern) if p.is_file() and ".rolebook" not in p.parts)
-    if not found:
+    found = [p for p in files_under(path, pattern, source) if ".rolebook" not in p.parts]
+    if not found and not source.problems:
         raise InputError(f"{path}: no {pattern} files in this folder")
+    return found
+
+
+def files_under(path: Path, pattern: str, source: Source) -> list[Path]:
+    """The files matching `pattern` under the folder `path`, sorted; a pipe, a device or a
+    socket among them is a problem, never opened (a pipe would hang the import)."""
+    import os
+    import stat
+
+    found = []
+    for p in sorted(path.rglob(pattern)):
+        try:
+            mode = os.stat(p).st_mode
+        except OSError:
+            continue  # a dangling link: nothing to read
+        if stat.S_ISREG(mode):
+            found.append(p)
+        elif not stat.S_ISDIR(mode):
+            source.problems.append(Problem(f"{p}:1", "not a regular file (a pipe, a device or a socket): not read"))
     return found
 
 

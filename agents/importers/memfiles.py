@@ -18,7 +18,7 @@ from rolebook.notebook.markdown import frontmatter_span, split_lines
 from rolebook.notebook.model import section_key
 from rolebook.notebook.store import MAX_ENTRY_CHARS, check_text
 
-from .common import Item, Problem, Source, file_day, record_key
+from .common import Item, Problem, Source, file_bytes, file_day, record_key
 
 #: A memory file bigger than this is not a note (Claude asks for under 4 KB, Serena's are a page).
 MAX_FILE_BYTES = 256 * 1024
@@ -67,12 +67,15 @@ def read_file(path: Path, source: Source) -> MemoryFile | None:
     """The file, or None with a problem at `path:line` (not UTF-8, too big, frontmatter
     that is not YAML or not a mapping)."""
     source.files += 1
+    data = file_bytes(path, source, MAX_FILE_BYTES)
+    if data is None:
+        return None
+    if len(data) > MAX_FILE_BYTES:
+        source.problems.append(Problem(f"{path}:1", f"over {MAX_FILE_BYTES:,} bytes: not a memory file"))
+        return None
     try:
-        if path.stat().st_size > MAX_FILE_BYTES:
-            source.problems.append(Problem(f"{path}:1", f"over {MAX_FILE_BYTES:,} bytes: not a memory file"))
-            return None
-        text = path.read_bytes().decode("utf-8-sig")
-    except (OSError, UnicodeDecodeError) as exc:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
         source.problems.append(Problem(f"{path}:1", f"cannot read as UTF-8 text ({exc.__class__.__name__})"))
         return None
     lines = split_lines(text)

@@ -20,8 +20,10 @@ from .common import (
     Problem,
     Source,
     day_field,
+    file_bytes,
     file_day,
     files_of,
+    opened,
     record_key,
     tags_field,
     take,
@@ -51,9 +53,12 @@ def read_markdown(path: Path, source: Source | None = None) -> Source:
 def _markdown_file(path: Path, source: Source) -> None:
     """The role is the file's name when that is a role name (`coder.md`), else `--role`."""
     source.files += 1
+    data = file_bytes(path, source)
+    if data is None:
+        return
     try:
-        text = path.read_bytes().decode("utf-8-sig")
-    except (OSError, UnicodeDecodeError) as exc:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
         source.problems.append(Problem(f"{path}:1", f"cannot read as UTF-8 text ({exc.__class__.__name__})"))
         return
     stem = path.stem.lower()
@@ -180,6 +185,10 @@ def read_cerebro(path: Path, source: Source | None = None) -> Source:
 
 def _cerebro_db(db: Path, source: Source) -> None:
     source.files += 1
+    check = opened(db, source)  # SQLite would wait on a pipe, and follow a link out
+    if check is None:
+        return
+    check.close()
     try:
         conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
     except sqlite3.DatabaseError as exc:

@@ -25,7 +25,7 @@ from rolebook.notebook.store import (
 
 from ..session import Session
 from . import READERS, Item, Source
-from .common import not_a_source
+from .common import folder_of, not_a_source
 
 
 @dataclass(slots=True)
@@ -118,7 +118,7 @@ def run(session: Session, fmt: str, path: Path, role: str | None, dry_run: bool,
         return _run_export(session, path, role, dry_run, skip_bad)
     with tempfile.TemporaryFile() as spool:
         tally = _Tally(role, session.layout if dry_run else None, None if dry_run else spool)
-        checked = READERS[fmt](path, Source(sink=tally.add))
+        checked = READERS[fmt](path, Source(sink=tally.add, within=folder_of(path)))
         tally.close()
         report = Report(fmt, path, dry_run, problems=[str(p) for p in checked.problems], notes=checked.notes)
         report.redacted = tally.redacted

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from rolebook.notebook import InputError
 from rolebook.notebook.store import check_role
 
 if TYPE_CHECKING:
@@ -71,7 +72,10 @@ def drift(session: Session, role: str | None = None) -> list[str]:
     out = []
     for name in [check_role(role)] if role else session.layout.roles():
         cites = [c for c in (extra_state(session.layout, name) or {}).get("cites") or () if isinstance(c, dict)]
-        out += [f"{name}: {a}" for a in drift_alerts(session.layout, name, files, cites)]
+        try:
+            out += [f"{name}: {a}" for a in drift_alerts(session.layout, name, files, cites)]
+        except InputError:
+            continue  # a notebook that cannot be read (a pipe, a link out): doctor names it
     return out
 
 

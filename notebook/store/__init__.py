@@ -26,11 +26,11 @@ if TYPE_CHECKING:  # what type checkers see; at run time each name loads on firs
         link_item,
         read_failures,
     )
-    from .fsutil import atomic_write, role_lock
+    from .fsutil import atomic_write, open_file, read_file, role_lock
     from .index import TOKENIZER, Index, cited, origins, rebuilt_on_failure, refresh
     from .intake import MAX_ENTRY_CHARS, check_date, check_day, check_text, new_entry, parse_snippet
     from .journal import Change, Recorder, Writer, WriteResult, append, check_scope, transact
-    from .layout import Layout, check_role, inside
+    from .layout import INSTRUCTIONS, Layout, check_role, inside
     from .longterm import (
         EVENT_TYPES,
         Keep,
@@ -78,6 +78,8 @@ _WHERE = {
     "link_item": "failures",
     "read_failures": "failures",
     "atomic_write": "fsutil",
+    "open_file": "fsutil",
+    "read_file": "fsutil",
     "role_lock": "fsutil",
     "Index": "index",
     "TOKENIZER": "index",
@@ -98,6 +100,7 @@ _WHERE = {
     "append": "journal",
     "check_scope": "journal",
     "transact": "journal",
+    "INSTRUCTIONS": "layout",
     "Layout": "layout",
     "check_role": "layout",
     "inside": "layout",
@@ -137,6 +140,7 @@ _WHERE = {
 
 __all__ = [
     "EVENT_TYPES",
+    "INSTRUCTIONS",
     "MAX_ALERTS",
     "MAX_ENTRY_CHARS",
     "MAX_RECORD_BYTES",
@@ -193,12 +197,14 @@ __all__ = [
     "next_step",
     "obsolete",
     "obsolete_session",
+    "open_file",
     "origins",
     "parse_cite",
     "parse_outcome",
     "parse_snippet",
     "read_export",
     "read_failures",
+    "read_file",
     "read_notebook",
     "read_records",
     "reads_as_order",

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import StorageError
+from .fsutil import open_file
 
 VERSION = 1
 
@@ -146,7 +147,7 @@ def read_lines(
         from ..errors import InputError
 
         raise InputError("a folder stands where rolebook keeps an archive; move it aside (nothing was written)", path)
-    with open(path, "rb") as f:
+    with open_file(path) as f:  # a pipe planted where the archive was never blocks
         if start:
             f.seek(start)
         offset, lineno = start, first_line - 1

@@ -20,8 +20,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..errors import RolebookError
+from ..errors import InputError, RolebookError
 from ..limits import Limits
+from .fsutil import planted
 from .index import Index
 from .layout import Layout
 
@@ -54,6 +55,7 @@ class Report:
     returned: list[str] = field(default_factory=list)  # archive lines holding a redacted text again
     drift: list[str] = field(default_factory=list)  # entries the instructions or cited code no longer back
     lookalikes: list[str] = field(default_factory=list)  # `path:line: why` of lines that are not entries
+    planted: list[str] = field(default_factory=list)  # links out of the root, pipes, devices, sockets
     repaired: list[str] = field(default_factory=list)
 
     @property
@@ -69,6 +71,7 @@ class Report:
             or self.returned
             or self.drift
             or self.lookalikes
+            or self.planted
             or self.index not in ("fresh", NOT_BUILT)
         )
 
@@ -87,11 +90,13 @@ class Report:
             "redacted_text_returned": self.returned,
             "drift": self.drift,
             "not_entries": self.lookalikes,
+            "planted": self.planted,
             "repaired": self.repaired,
         }
 
     def lines(self) -> list[str]:
         out = [f"roles: {', '.join(self.roles) or 'none yet'}", f"index: {self.index}"]
+        out += [f"planted: {p}" for p in self.planted]
         out += [f"malformed archive line: {m}" for m in self.malformed]
         if self.malformed:
             out.append(f"  ({_FIXES['malformed']})")
@@ -123,6 +128,7 @@ def diagnose(
     from .provenance.redaction import reapply, returned
 
     report = Report(roles=layout.roles())
+    report.planted = planted(layout.root, read_places(layout, rules_path))
     leftovers = temp_files(layout, rules_path)
     if repair:
         healed = reapply(layout, writer or Writer())  # before the rebuild: it drops the index
@@ -139,7 +145,10 @@ def diagnose(
     if report.roles:  # no roles (outside any project): no index is made for nothing
         with Index(layout) as index:
             for role in report.roles:
-                index.sync(role)
+                try:
+                    index.sync(role)
+                except InputError as exc:  # a pipe or a link out where the archive was
+                    report.unreadable.append(str(exc))
             report.malformed = [str(m) for m in index.malformed()]
     for role in report.roles:
         try:
@@ -160,6 +169,16 @@ def diagnose(
     if repair and report.index == NOT_BUILT:
         report.index = "fresh"
     return report
+
+
+def read_places(layout: Layout, rules_path: Path | None = None) -> list[Path]:
+    """Where rolebook reads what a repository could plant something in: its stores, the
+    derived folder, the config and instructions files."""
+    from .layout import INSTRUCTIONS
+
+    places = [layout.memory, layout.archive, layout.derived, layout.cache, layout.pending, layout.sessions]
+    places += [layout.root / name for name in ("rolebook.yaml", *INSTRUCTIONS)]
+    return places + ([rules_path] if rules_path is not None else [])
 
 
 def _left_unrecorded(layout: Layout, role: str) -> list[str]:

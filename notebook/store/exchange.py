@@ -21,6 +21,7 @@ from typing import Any
 from ..display import shown
 from ..errors import InputError
 from .archive import ArchiveRecord, parse_line, read_lines
+from .fsutil import open_file
 from .layout import Layout, check_role
 from .read import load_text
 
@@ -56,7 +57,7 @@ def export_lines(layout: Layout, roles: Iterable[str], version: str, at: str) ->
 def _tail(path: Path, offset: int) -> bytes:
     """What the archive holds past `offset` (read_lines stops before a cut-short last line)."""
     try:
-        with open(path, "rb") as f:
+        with open_file(path) as f:
             f.seek(offset)
             return f.read()
     except FileNotFoundError:
@@ -128,7 +129,7 @@ def read_export(path: Path, sink: Callable[[str, bytes], None] | None = None) ->
     """
     bundle = Bundle()
     try:
-        f = open(path, "rb")  # noqa: SIM115 (closed below, after the last line)
+        f = open_file(path)  # a pipe given as the export never blocks the import
     except OSError as exc:
         raise InputError(f"cannot read {path}: {exc.strerror or exc}") from None
     with f:

@@ -1,15 +1,115 @@
-"""File-system edges of the write path: the role lock, fsync, atomic replace."""
+"""File-system edges of the write path: the role lock, fsync, atomic replace; and the one
+way rolebook opens a file a repository could have planted (`open_file`)."""
 
 from __future__ import annotations
 
 import contextlib
 import os
+import stat
 import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import BinaryIO
 
-from ..errors import LockTimeout, StorageError
+from ..errors import LockTimeout, NotAFile, OutsideRoot, StorageError
+
+#: open() flags that make opening a planted thing harmless: never through a link swapped
+#: in after the check, never waiting for a pipe's writer or a device (0 where unknown).
+_SAFE_FLAGS = (
+    os.O_RDONLY
+    | getattr(os, "O_NOFOLLOW", 0)
+    | getattr(os, "O_NONBLOCK", 0)
+    | getattr(os, "O_CLOEXEC", 0)
+    | getattr(os, "O_BINARY", 0)
+)
+
+
+def open_file(path: Path, within: Path | None = None) -> BinaryIO:
+    """`path` opened for reading in binary, when it is a regular file (through links) that
+    resolves inside `within`: the one rule for every file rolebook reads from a repository
+    (notebooks, archives, the rules file, cited code, config, imports, the derived folder).
+
+    A cloned repository can plant a link leading out of the project (a private file would
+    be read, then written into the committed archive), a named pipe (a plain open waits
+    for its writer for good) or a device. The path is resolved, checked, then opened
+    without following a link and without blocking, and fstat decides what it is.
+
+    Raises:
+        OutsideRoot: the path resolves outside `within` (a link, or a folder on the way).
+        NotAFile: a pipe, device or socket.
+        IsADirectoryError, FileNotFoundError, OSError: as `open` raises them.
+    """
+    real = os.path.realpath(path)
+    if within is not None and not Path(real).is_relative_to(os.path.realpath(within)):
+        raise OutsideRoot(f"a link leads outside {within} (to {real}); not read", path)
+    fd = os.open(real, _SAFE_FLAGS)
+    try:
+        mode = os.fstat(fd).st_mode
+        if stat.S_ISDIR(mode):
+            raise IsADirectoryError(21, "Is a directory", str(path))
+        if not stat.S_ISREG(mode):
+            raise NotAFile(f"{kind_of(mode)} stands where rolebook reads a file; not read: remove it", path)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def read_file(path: Path, within: Path | None = None, limit: int | None = None) -> bytes:
+    """The bytes of `path`, opened as `open_file` does; at most `limit` + 1 bytes when a
+    limit is given (so a caller can tell a file over it).
+
+    Raises:
+        OutsideRoot, NotAFile, OSError: see `open_file`.
+    """
+    with open_file(path, within) as f:
+        return f.read() if limit is None else f.read(limit + 1)
+
+
+def kind_of(mode: int) -> str:
+    """What a non-regular file is, in a user's words."""
+    if stat.S_ISFIFO(mode):
+        return "a named pipe (FIFO)"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    if stat.S_ISDIR(mode):
+        return "a folder"
+    return "something that is not a file"
+
+
+def planted(root: Path, paths: list[Path]) -> list[str]:
+    """What a repository planted among `paths` and the files directly in them (folders are
+    looked into one level): links leading out of `root`, and pipes, devices and sockets.
+    One line each, `path: what`; nothing is opened."""
+    found: list[str] = []
+    top = os.path.realpath(root)
+    seen: set[str] = set()
+    for start in paths:
+        for path in _with_children(start):
+            if str(path) in seen:
+                continue
+            seen.add(str(path))
+            try:
+                st = os.stat(path)
+            except OSError:
+                continue  # missing, or a dangling link: nothing can be read through it
+            real = os.path.realpath(path)
+            if not Path(real).is_relative_to(top):
+                found.append(f"{path}: a link leading outside the project (to {real}); rolebook will not read it")
+            elif not (stat.S_ISREG(st.st_mode) or stat.S_ISDIR(st.st_mode)):
+                found.append(f"{path}: {kind_of(st.st_mode)} where rolebook reads files; remove it")
+    return found
+
+
+def _with_children(path: Path) -> list[Path]:
+    out = [path]
+    if path.is_dir() and not path.is_symlink():
+        with contextlib.suppress(OSError):
+            out += sorted(path.iterdir())
+    return out
 
 
 def fsync_dir(path: Path) -> None:

@@ -37,7 +37,7 @@ from ..markdown import (
 from ..model import Entry, Notebook, count_lines
 from . import read as readpath
 from .archive import LEAVING_OPS, ArchiveRecord, append_lines, append_records
-from .fsutil import Replacement, role_lock
+from .fsutil import Replacement, read_file, role_lock
 from .index import Index, rebuilt_on_failure
 from .layout import Layout, check_role
 
@@ -361,12 +361,12 @@ def _write_pending(pending: Path, change: Change, role: str) -> None:
 def _finish_pending(nb: Notebook, role: str, pending: Path, index: Index) -> Notebook:
     """Finish a write that a crash cut short between the archive and the notebook."""
     try:
-        data = json.loads(pending.read_text(encoding="utf-8"))
+        data = json.loads(read_file(pending).decode("utf-8"))  # never a planted pipe
         adds = [Entry(a["section"], a["date"], a["text"], int(a["count"])) for a in data["add"]]
         removes = set(data["remove"])
     except FileNotFoundError:
         return nb
-    except (ValueError, KeyError, TypeError, OSError):
+    except (ValueError, KeyError, TypeError, OSError, InputError):
         return nb  # unreadable: the archive still holds everything, nothing to finish
     states = index.states([*removes, *(e.id(role) for e in adds)])
     gone = {

@@ -9,6 +9,9 @@ from pathlib import Path
 from ..errors import OutsideRoot, RoleError
 from ..model import is_role
 
+#: Instructions files (drift looks at them besides the rules file and the configured ones;
+#: doctor looks for what was planted in their place).
+INSTRUCTIONS = ("CLAUDE.md", "AGENTS.md", "GEMINI.md", ".github/copilot-instructions.md")
 _DEVICE_NAMES = {"con", "prn", "aux", "nul"} | {f"{d}{n}" for d in ("com", "lpt") for n in range(10)}
 
 

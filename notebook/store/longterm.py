@@ -275,5 +275,8 @@ def known(layout: Layout, role: str, ids: Iterable[str]) -> set[str]:
         found = set(index.states(wanted))
     path = layout.notebook_path(role)
     if path.exists():
-        found |= {e.id(role) for e in parse(path.read_text(encoding="utf-8", errors="replace")).entries()} & wanted
+        from .fsutil import read_file
+
+        text = read_file(path, layout.root).decode("utf-8", errors="replace")
+        found |= {e.id(role) for e in parse(text).entries()} & wanted
     return found

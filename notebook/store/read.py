@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import ConfigError, InputError
+from .fsutil import open_file
 from .layout import Layout
 
 if TYPE_CHECKING:
@@ -86,12 +87,12 @@ def load_text(layout: Layout, path: Path) -> str | None:
     """A notebook's text, or None if it does not exist yet.
 
     Raises:
-        InputError: the file is not UTF-8 (names the line), or resolves outside the root.
+        InputError: the file is not UTF-8 (names the line), resolves outside the root, or is
+            a pipe, device or socket.
     """
-    if path.is_symlink():
-        layout.check_inside(path)
     try:
-        data = path.read_bytes()
+        with open_file(path, layout.root) as f:
+            data = f.read()
     except FileNotFoundError:
         return None
     except IsADirectoryError:
@@ -106,11 +107,11 @@ def load_text(layout: Layout, path: Path) -> str | None:
 def read_notebook(layout: Layout, role: str, limits: Limits) -> ReadResult:
     """The role's notebook bytes and its alerts (from the cache when it is fresh)."""
     path = layout.notebook_path(role)
-    if path.is_symlink():
-        layout.check_inside(path)
     try:
-        data = path.read_bytes()
-        st = os.stat(path)
+        # the notebook, or a folder on the way, may be a link out of the root, or a pipe
+        with open_file(path, layout.root) as f:
+            data = f.read()
+            st = os.fstat(f.fileno())
     except IsADirectoryError:
         raise InputError(NOT_A_FILE, path) from None
     except FileNotFoundError:
@@ -148,10 +149,10 @@ def store_extra_alerts(layout: Layout, role: str, alerts: list[str], state: dict
 
 def _extra(layout: Layout, role: str) -> dict[str, Any]:
     try:
-        with open(_extra_path(layout, role), encoding="utf-8") as f:
+        with open_file(_extra_path(layout, role), layout.root) as f:
             data = json.load(f)
         return data if isinstance(data, dict) and data.get("v") == _CACHE_VERSION else {}
-    except (OSError, ValueError):
+    except (OSError, ValueError, InputError):  # a planted thing in the derived folder: no cache
         return {}
 
 
@@ -230,13 +231,13 @@ def _cache_path(layout: Layout, role: str) -> Path:
 
 def _cached(layout: Layout, role: str, sig: list[int], limits: Limits) -> list[str] | None:
     try:
-        with open(_cache_path(layout, role), encoding="utf-8") as f:
+        with open_file(_cache_path(layout, role), layout.root) as f:
             data = json.load(f)
         if data["v"] == _READ_CACHE_VERSION and data["sig"] == sig and data["limits"] == limits.to_dict():
             alerts = data["alerts"]
             if isinstance(alerts, list) and all(isinstance(a, str) for a in alerts):
                 return alerts
-    except (OSError, ValueError, KeyError, TypeError):
+    except (OSError, ValueError, KeyError, TypeError, InputError):
         pass
     return None
 

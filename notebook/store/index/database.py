@@ -387,7 +387,9 @@ def _why_unwritable(path: Path, exc: sqlite3.Error) -> OSError:
 def _probe(path: Path, offset: int) -> tuple[bytes, bytes]:
     if offset <= 0:
         return b"", b""
-    with open(path, "rb") as f:
+    from ..fsutil import open_file
+
+    with open_file(path) as f:
         head = f.read(min(_PROBE, offset))
         f.seek(max(0, offset - _PROBE))
         tail = f.read(min(_PROBE, offset))

@@ -17,19 +17,26 @@ from pathlib import Path
 from typing import Any
 
 from ...errors import InputError
+from ..fsutil import open_file
 
 _SPEC = re.compile(r"(?P<path>.+?)(?::(?P<first>\d+)(?:-(?P<last>\d+))?)?")
 #: A cited file larger than this is cited by its lines only when they are given.
 MAX_CITED_BYTES = 4 << 20
+_GONE = "no readable file"
 
 
-def _lines(path: Path) -> list[str] | None:
+def _lines(path: Path, root: Path) -> list[str] | str:
+    """The file's lines, or why there are none: a pipe planted where the file was must not
+    hang a write or a read, nor a link lead out of the root."""
     try:
-        if path.stat().st_size > MAX_CITED_BYTES:
-            return None
-        data = path.read_bytes()
+        with open_file(path, root) as f:
+            data = f.read(MAX_CITED_BYTES + 1)
+    except InputError as exc:
+        return exc.message
     except OSError:
-        return None
+        return _GONE
+    if len(data) > MAX_CITED_BYTES:
+        return f"over {MAX_CITED_BYTES >> 20} MB"
     return [line.rstrip() for line in data.decode("utf-8", errors="replace").splitlines()]
 
 
@@ -54,9 +61,10 @@ def parse_cite(root: Path, spec: str, cwd: Path | None = None) -> dict[str, Any]
         rel = path.relative_to(root.resolve())
     except ValueError:
         raise InputError(f"--cite {spec!r}: {path} is outside the project ({root})") from None
-    lines = _lines(path)
-    if lines is None:
-        raise InputError(f"--cite {spec!r}: no readable file at {rel} (or over {MAX_CITED_BYTES >> 20} MB)")
+    lines = _lines(path, root)
+    if isinstance(lines, str):
+        why = f"no readable file at {rel}" if lines == _GONE else f"{rel}: {lines}"
+        raise InputError(f"--cite {spec!r}: {why}")
     cite: dict[str, Any] = {"path": rel.as_posix()}
     if match["first"]:
         first = int(match["first"])
@@ -79,9 +87,9 @@ def cite_state(root: Path, cite: dict[str, Any]) -> str | None:
     full = root / path
     if not str(full.resolve()).startswith(str(root.resolve()) + os.sep):
         return None
-    lines = _lines(full)
-    if lines is None:
-        return "was deleted"
+    lines = _lines(full, root)
+    if isinstance(lines, str):
+        return "was deleted" if lines == _GONE else "is no longer a readable file"
     span = cite.get("lines")
     if not (isinstance(span, list) and len(span) == 2 and all(isinstance(x, int) for x in span)):
         return None if _crc(lines) == crc else "changed"

@@ -28,7 +28,7 @@ from ...errors import InputError
 from ...markdown import entry_positions, parse, remove_parts, render
 from ...model import Entry, Notebook
 from ..archive import ArchiveRecord, read_lines
-from ..fsutil import atomic_write, role_lock
+from ..fsutil import atomic_write, open_file, read_file, role_lock
 from ..index import Index, refresh
 from ..journal import Recorder, Writer, check_scope
 from ..layout import Layout
@@ -190,7 +190,7 @@ def _scrubbed_lines(path: Path, removed: str, marks: list[Mark]) -> Iterator[byt
     that is not a record keeps its bytes, but those of the text)."""
     needle = removed.encode("utf-8")
     escaped = json.dumps(removed, ensure_ascii=False)[1:-1].encode("utf-8")
-    with open(path, "rb") as f:
+    with open_file(path) as f:
         for raw in f:
             if needle not in raw and escaped not in raw:
                 yield raw
@@ -268,8 +268,8 @@ def _note_pending(layout: Layout, notebooks: dict[str, tuple[str, Notebook, dict
 
 def _replace_in_file(layout: Layout, path: Path, removed: str) -> bool:
     try:
-        data = path.read_bytes()
-    except (FileNotFoundError, IsADirectoryError):
+        data = read_file(path, layout.root)
+    except (FileNotFoundError, IsADirectoryError, InputError):
         return False
     needle = removed.encode("utf-8")
     if needle not in data:
@@ -339,7 +339,7 @@ def reapply(layout: Layout, writer: Writer) -> list[str]:
 
 
 def _healed(path: Path, marks: Marks) -> Iterator[bytes]:
-    with open(path, "rb") as f:
+    with open_file(path) as f:
         for raw in f:
             yield marks.line(raw) if raw.endswith(b"\n") else raw
 
