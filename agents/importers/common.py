@@ -110,7 +110,7 @@ def opened(path: Path, source: Source) -> Any:
     """`path` open for reading (binary), or None with a problem: a link out of the folder
     imported, a pipe or a device is never read (see `open_file`)."""
     try:
-        return open_file(path, source.within)
+        return open_file(path, source.within, "the folder imported")
     except InputError as exc:
         source.problems.append(Problem(f"{path}:1", exc.message))
     except OSError as exc:

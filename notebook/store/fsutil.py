@@ -25,7 +25,7 @@ _SAFE_FLAGS = (
 )
 
 
-def open_file(path: Path, within: Path | None = None) -> BinaryIO:
+def open_file(path: Path, within: Path | None = None, place: str = "the root") -> BinaryIO:
     """`path` opened for reading in binary, when it is a regular file (through links) that
     resolves inside `within`: the one rule for every file rolebook reads from a repository
     (notebooks, archives, the rules file, cited code, config, imports, the derived folder).
@@ -42,7 +42,7 @@ def open_file(path: Path, within: Path | None = None) -> BinaryIO:
     """
     real = os.path.realpath(path)
     if within is not None and not Path(real).is_relative_to(os.path.realpath(within)):
-        raise OutsideRoot(f"a link leads outside {within} (to {real}); not read", path)
+        raise OutsideRoot(f"a link leads outside {place} ({within}) to {real}; not read", path)
     fd = os.open(real, _SAFE_FLAGS)
     try:
         mode = os.fstat(fd).st_mode
@@ -56,14 +56,14 @@ def open_file(path: Path, within: Path | None = None) -> BinaryIO:
         raise
 
 
-def read_file(path: Path, within: Path | None = None, limit: int | None = None) -> bytes:
+def read_file(path: Path, within: Path | None = None, limit: int | None = None, place: str = "the root") -> bytes:
     """The bytes of `path`, opened as `open_file` does; at most `limit` + 1 bytes when a
     limit is given (so a caller can tell a file over it).
 
     Raises:
         OutsideRoot, NotAFile, OSError: see `open_file`.
     """
-    with open_file(path, within) as f:
+    with open_file(path, within, place) as f:
         return f.read() if limit is None else f.read(limit + 1)
 
 

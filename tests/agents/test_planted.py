@@ -101,7 +101,7 @@ def test_read_never_prints_a_notebook_whose_memory_folder_leads_out_of_the_root(
     run = rb(root, "read", "coder")
     assert run.returncode == 2
     assert "OUTSIDE-TEXT" not in run.stdout + run.stderr
-    assert "leads outside" in run.stderr and len(run.stderr.strip().splitlines()) == 1
+    assert "leads outside the root" in run.stderr and len(run.stderr.strip().splitlines()) == 1
 
 
 # -- named pipes never block
@@ -194,7 +194,7 @@ def test_import_never_reads_a_link_out_of_its_folder_into_the_archive(
     (where / "leak.md").symlink_to(tmp_path / "home" / "private.md")
     run = rb(root, "import", fmt, str(where), "--role", "coder")
     assert run.returncode == 2
-    assert "leak.md:1: a link leads outside" in run.stderr
+    assert "leak.md:1: a link leads outside the folder imported" in run.stderr
     assert "PRIVATE-KEY-NOTES" not in _archive_text(root)
     run = rb(root, "import", fmt, str(where), "--role", "coder", "--skip-bad")
     assert run.returncode == 0, run.stderr
@@ -207,7 +207,7 @@ def test_import_of_a_subagent_folder_that_is_a_link_out_reads_nothing_through_it
     (agents / "coder" / "good.md").write_text("Use ruff for lint.\n", encoding="utf-8")
     (agents / "qa").symlink_to(tmp_path / "home")
     run = rb(root, "import", "claude-memory", str(agents), "--skip-bad")
-    assert "qa/private.md:1: a link leads outside" in run.stderr
+    assert "qa/private.md:1: a link leads outside the folder imported" in run.stderr
     assert "PRIVATE-KEY-NOTES" not in _archive_text(root)
 
 
