@@ -14,7 +14,7 @@ if TYPE_CHECKING:  # what type checkers see; at run time each name loads on firs
     from .block import Rule, list_rules
     from .drift import drift_alerts, instruction_files, with_drift
     from .grouping import NO_INSTRUCTION, Candidate, candidates, find_candidate, role_groups
-    from .promotion import Promotion, apply, decide, demote, finish_promotions
+    from .promotion import Promotion, apply, decide, demote, finish_promotions, taken_out_by_hand
     from .proposals import Likeness, Proposal
     from .recurrence import Recurrence, find_mistake
     from .similarity import Judge, keyword_same_mistake, meaning_judge
@@ -38,6 +38,7 @@ _WHERE = {
     "decide": "promotion",
     "demote": "promotion",
     "finish_promotions": "promotion",
+    "taken_out_by_hand": "promotion",
     "Likeness": "proposals",
     "Proposal": "proposals",
     "Recurrence": "recurrence",
@@ -76,6 +77,7 @@ __all__ = [
     "refresh_alerts",
     "role_groups",
     "rule_report",
+    "taken_out_by_hand",
     "violation_line",
     "with_drift",
 ]

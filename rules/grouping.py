@@ -232,10 +232,11 @@ def candidates(
         roles = [check_role(role)] if role else layout.roles()
         for r in roles:
             mine = [rule for rule in rules if rule.role == r]
+            aliases = ledger.rule_aliases(index, r, mine)
             said = decisions(index, r)
             for group in groups(ledger.mistakes_of(index, r), ledger.links(index, r), said.apart):
                 candidate = _candidate(r, group)
-                if len(candidate.dates) < min_dates or covered_by_rule(group, mine, same):
+                if len(candidate.dates) < min_dates or covered_by_rule(group, mine, same, aliases):
                     continue
                 if not skipped and said.is_skipped(candidate.members):
                     continue
@@ -275,9 +276,15 @@ def instruction(mistake: str) -> str | None:
     return instead if sep and len(instead.split()) >= 2 else None
 
 
-def covered_by_rule(group: list[Mistake], rules: list[Rule], same: Judge) -> bool:
+def covered_by_rule(
+    group: list[Mistake], rules: list[Rule], same: Judge, aliases: dict[str, str] | None = None
+) -> bool:
+    """Whether a rule covers the group: one its promotion made (through `aliases`,
+    `ledger.standing`: a rule reworded by hand still covers what it came from), or one
+    the judgement finds the same as a member."""
     ids = {r.id for r in rules}
-    return any(m.rule in ids for m in group) or any(same(rule.text, m.text) for rule in rules for m in group)
+    made = {(aliases or {}).get(m.rule, m.rule) for m in group if m.rule}
+    return bool(made & ids) or any(same(rule.text, m.text) for rule in rules for m in group)
 
 
 def find_candidate(found: list[Candidate], key: str) -> Candidate:

@@ -14,6 +14,8 @@ from typing import Any
 
 from rolebook.notebook.store import Index
 
+from .block import Rule
+
 
 @dataclass(frozen=True, slots=True)
 class Mistake:
@@ -123,6 +125,44 @@ def rule_records(index: Index, role: str) -> list[dict[str, Any]]:
         "SELECT data FROM docs WHERE role = ? AND section = 'rules' AND op = 'promoted'", (role,)
     ).fetchall()
     return [json.loads(data) for (data,) in rows if data]
+
+
+def standing(records: Iterable[dict[str, Any]], lines: Iterable[Rule]) -> dict[str, str]:
+    """archived rule id -> the id of its line in the rules block as the block stands now:
+    its own line, else one line of the same role and incidents that no record names (the
+    rule reworded by hand: its wording, and so its id, changed; what it came from did
+    not). A rule with neither has no line: taken out by hand, or a promotion cut short.
+
+    Everything that asks which rule a promotion made asks through this, so a block edited
+    by hand is read back as it stands, never duplicated or revived."""
+    lines = list(lines)
+    records = [r for r in records if isinstance(r.get("id"), str)]
+    present = {line.id for line in lines}
+    out = {r["id"]: r["id"] for r in records if r["id"] in present}
+    unclaimed = [line for line in lines if line.id not in out]
+    for record in records:
+        if record["id"] in out:
+            continue
+        incidents = tuple(d for d in record.get("incidents") or () if isinstance(d, str))
+        role = record.get("role")
+        match = next((x for x in unclaimed if x.incidents == incidents and (role is None or x.role == role)), None)
+        if match is not None and incidents:
+            out[record["id"]] = match.id
+            unclaimed.remove(match)
+    return out
+
+
+def rule_aliases(index: Index, role: str, lines: Iterable[Rule]) -> dict[str, str]:
+    """`standing` for the role's promotions the archive records (`rule_records`)."""
+    return standing(rule_records(index, role), [line for line in lines if line.role == role])
+
+
+def written_rules(index: Index, role: str) -> set[str]:
+    """The ids of the role's rules whose line reached the rules file (`written` marks)."""
+    rows = index.db.execute(  # by (role, op): the docs_role index
+        "SELECT data FROM docs WHERE role = ? AND op = 'written' AND section = 'review'", (role,)
+    ).fetchall()
+    return {rule for (data,) in rows if data and isinstance(rule := json.loads(data).get("rule"), str)}
 
 
 def review_records(index: Index, role: str) -> list[dict[str, Any]]:

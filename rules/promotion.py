@@ -10,12 +10,12 @@ next.
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import functools
 import hashlib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from rolebook.notebook import InputError, Limits, Notebook, StorageError
 from rolebook.notebook.markdown import entry_positions, remove_parts
@@ -138,6 +138,7 @@ def apply(
         added = write_rules(layout, rules_path, lambda f: add_rule(f, rule))
     except StorageError as exc:
         raise StorageError(exc.path, "write the rule line", exc.cause, _CUT_SHORT.format(rule=rule.id)) from None
+    _mark_written(layout, candidate.role, [rule.id], writer)
     refresh_alerts(layout, rules_path, candidate.role, min_dates=min_dates, same=same)
     return Promotion(rule, added, result)
 
@@ -148,24 +149,103 @@ _CUT_SHORT = (
 )
 
 
-def finish_promotions(layout: Layout, rules_path: Path, roles: list[str]) -> list[Rule]:
+def finish_promotions(layout: Layout, rules_path: Path, roles: list[str], writer: Writer | None = None) -> list[Rule]:
     """Write the rule line of every promotion the archive records but the rules file
-    lacks (a promote cut short after its journal). Returns the rules written."""
+    lacks (a promote cut short after its journal). Returns the rules written.
+
+    The block is read back as it stands (`ledger.standing`): a rule reworded by hand is
+    the rule it was, not missing; a rule whose line reached the file once and is gone was
+    taken out by hand (`taken_out_by_hand` journals it), and is never written again."""
     if not roles:
         return []
-    present = {r.id for r in list_rules(rules_path)}
-    missing: list[Rule] = []
+    lines = list_rules(rules_path)
+    missing: list[tuple[str, Rule]] = []
     with Index(layout) as index:
         for role in roles:
             index.sync(role)
+            present = ledger.rule_aliases(index, role, lines)
+            written = ledger.written_rules(index, role)
             for record in ledger.rule_records(index, role):
                 incidents = tuple(d for d in record.get("incidents") or [] if isinstance(d, str))
-                text = record.get("text")
-                if record.get("id") not in present and isinstance(text, str) and text:
-                    missing.append(Rule(text, role, incidents))
+                text, rid = record.get("text"), record.get("id")
+                if (
+                    isinstance(rid, str)
+                    and rid not in present
+                    and rid not in written
+                    and isinstance(text, str)
+                    and text
+                ):
+                    missing.append((rid, Rule(text, role, incidents)))
     if missing:
-        write_rules(layout, rules_path, lambda f: functools.reduce(add_rule, missing, f))
-    return missing
+        write_rules(layout, rules_path, lambda f: functools.reduce(add_rule, [r for _, r in missing], f))
+        for role in {r.role for _, r in missing}:
+            _mark_written(layout, role, [rid for rid, r in missing if r.role == role], writer or Writer())
+    return [r for _, r in missing]
+
+
+def taken_out_by_hand(layout: Layout, rules_path: Path, roles: list[str], writer: Writer | None = None) -> list[Rule]:
+    """Journal as demoted every rule whose line reached the rules file and was since
+    deleted from it by hand (what `demote` would have done), and set its group aside
+    until a new incident joins it. Roles a scoped writer may not write are left as they
+    are (their rules are still not written again). Returns the rules journalled."""
+    lines = list_rules(rules_path)
+    gone: list[tuple[Rule, list[str]]] = []
+    with Index(layout) as index:
+        for role in roles:
+            if writer is not None and writer.by not in (None, role):
+                continue
+            index.sync(role)
+            present = ledger.rule_aliases(index, role, lines)
+            written = ledger.written_rules(index, role)
+            for record in ledger.rule_records(index, role):
+                text, rid = record.get("text"), record.get("id")
+                if rid in written and rid not in present and isinstance(text, str):
+                    incidents = tuple(d for d in record.get("incidents") or [] if isinstance(d, str))
+                    entries = sorted(e for e in record.get("entries") or [] if isinstance(e, str))
+                    gone.append((Rule(text, role, incidents), entries))
+    for rule, entries in gone:
+        _journal_demotion(layout, rule, entries, writer or Writer(), "deleted from the rules file by hand")
+    return [rule for rule, _ in gone]
+
+
+def _mark_written(layout: Layout, role: str, rule_ids: list[str], writer: Writer) -> None:
+    """Journal that these rules' lines reached the rules file: from then on a line missing
+    from the block was taken out by hand, not cut short. Kept with the review's decisions
+    (not a memory: search never shows it). A mark that cannot be written is left out: the
+    line stands, and only a later deletion by hand would be written back once."""
+    today = dt.date.today().isoformat()
+
+    def build(index: Index, record: Recorder) -> list[ArchiveRecord]:
+        out = []
+        for rule_id in rule_ids:
+            rid = "wr" + hashlib.sha256(f"{role}\x1fwritten\x1f{rule_id}".encode()).hexdigest()[:10]
+            if not index.states([rid]):
+                out.append(record.record("written", rid, "review", today, f"{rule_id}: line written", rule=rule_id))
+        return out
+
+    with contextlib.suppress(StorageError):
+        append(layout, role, writer, build)
+
+
+def _journal_demotion(layout: Layout, rule: Rule, entries: list[str], writer: Writer, how: str) -> None:
+    """Journal a rule taken out of the rules file (`demoted`), and its group set aside
+    (`skipped`: not proposed again until a new incident joins it, so `promote --yes` does
+    not put back what was taken out)."""
+    today = dt.date.today().isoformat()
+    skip = "sk" + hashlib.sha256("\x1f".join([rule.role, "skipped", *entries]).encode()).hexdigest()[:10]
+
+    def build(index: Index, record: Recorder) -> list[ArchiveRecord]:
+        out = [
+            record.record(
+                "demoted", rule.id, "rules", today, rule.text, rule=rule.id, incidents=list(rule.incidents), how=how
+            )
+        ]
+        if entries and not index.states([skip]):
+            text = f"{rule.id}: {len(entries)} incidents not to be promoted again for now ({how})"
+            out.append(record.record("skipped", skip, "review", today, text, rule=rule.id, members=entries))
+        return out
+
+    append(layout, rule.role, writer, build)
 
 
 def demote(
@@ -180,13 +260,15 @@ def demote(
     rule = find_rule(rules_path, key)
     check_scope(rule.role, writer)  # before the rules file changes, not after
     write_rules(layout, rules_path, lambda f: remove_rule(f, rule.id))
-    today = dt.date.today().isoformat()
-
-    def build(index: Index, record: Any) -> list[ArchiveRecord]:
-        return [
-            record.record("demoted", rule.id, "rules", today, rule.text, rule=rule.id, incidents=list(rule.incidents))
-        ]
-
-    append(layout, rule.role, writer, build)
+    with Index(layout) as index:
+        index.sync(rule.role)
+        records = ledger.rule_records(index, rule.role)
+    # the archive's rule this line stands for (itself, or the rule it was before a reword by hand)
+    made = next((r for r in records if ledger.standing([r], [rule])), None)
+    entries = sorted(e for e in (made or {}).get("entries") or [] if isinstance(e, str))
+    _journal_demotion(layout, rule, entries, writer, "demoted")
+    if made is not None and made.get("id") != rule.id:
+        old = Rule(str(made.get("text") or rule.text), rule.role, rule.incidents)
+        _journal_demotion(layout, old, [], writer, f"demoted as {rule.id}, its rewording by hand")
     refresh_alerts(layout, rules_path, rule.role, min_dates=min_dates, same=same)
     return rule

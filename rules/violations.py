@@ -18,9 +18,12 @@ from .similarity import Judge, keyword_same_mistake
 
 
 def promoted_on(layout: Layout, rule: Rule) -> str | None:
-    """The day a rule was promoted, from the archive's record of it."""
+    """The day a rule was promoted, from the archive's record of it (of the rule it was,
+    for a rule reworded by hand)."""
     with Index(layout) as index:
         record = ledger.promotion_record(index, rule.id)
+        if record is None and rule.role in layout.roles():
+            record = next((r for r in ledger.rule_records(index, rule.role) if ledger.standing([r], [rule])), None)
     at = record.get("at") if record is not None else None
     return at[:10] if isinstance(at, str) else None
 
@@ -57,11 +60,14 @@ def find_violations(
 
 
 def _promoted_entries(index: Index, role: str, rules: dict[str, Rule]) -> dict[str, str]:
-    """mistake id -> the rule its promotion made, for the rules still in the file."""
+    """mistake id -> the rule its promotion made, for the rules still in the file (as the
+    block stands: a rule reworded by hand is the rule it was)."""
     out: dict[str, str] = {}
-    for record in ledger.rule_records(index, role):
-        if record.get("id") in rules:
-            out.update((e, record["id"]) for e in record.get("entries") or [] if isinstance(e, str))
+    records = ledger.rule_records(index, role)
+    aliases = ledger.standing(records, rules.values())
+    for record in records:
+        if (line := aliases.get(record.get("id") or "")) is not None:
+            out.update((e, line) for e in record.get("entries") or [] if isinstance(e, str))
     return out
 
 

@@ -40,12 +40,13 @@ class Review:
         """Mistakes that came back on at least `min_dates` dates (default: the config's),
         from at least `min_repos` repositories (in a shared root), not a rule yet, and not
         skipped since their last incident (unless `skipped`)."""
-        from rolebook.rules import candidates, finish_promotions, refresh_alerts
+        from rolebook.rules import candidates, finish_promotions, refresh_alerts, taken_out_by_hand
 
-        for rule in finish_promotions(
-            self.layout, self.rules_path, [check_role(role)] if role else self.layout.roles()
-        ):
-            refresh_alerts(self.layout, self.rules_path, rule.role, min_dates=self.min_dates, same=self.recurrence)
+        roles = [check_role(role)] if role else self.layout.roles()
+        touched = finish_promotions(self.layout, self.rules_path, roles, self.who)
+        touched += taken_out_by_hand(self.layout, self.rules_path, roles, self.who)
+        for r in sorted({rule.role for rule in touched}):
+            refresh_alerts(self.layout, self.rules_path, r, min_dates=self.min_dates, same=self.recurrence)
         days = min_dates or self.min_dates
         return candidates(
             self.layout, self.rules_path, check_role(role) if role else None, days, self.review, skipped, min_repos

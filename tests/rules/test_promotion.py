@@ -122,8 +122,8 @@ def test_apply_writes_the_rule_and_moves_the_active_entries_out(tmp_path: Path) 
     ) in claude
     assert not claude.endswith(b"\n")
     assert parse(notebook(tmp_path)).entries("mistakes") == []
-    ops = [(r.op, r.section) for r in records(tmp_path)][-2:]
-    assert ops == [("promoted", "mistakes"), ("promoted", "rules")]
+    ops = [(r.op, r.section) for r in records(tmp_path)][-3:]
+    assert ops == [("promoted", "mistakes"), ("promoted", "rules"), ("written", "review")]
     assert json.loads(rb(tmp_path, "promote", "--json")[1])["candidates"] == []
     assert rb(tmp_path, "promote", "--apply", gid)[0] == 1  # no longer a candidate
     assert (tmp_path / "CLAUDE.md").read_bytes() == claude
@@ -164,7 +164,7 @@ def test_demote_takes_the_line_out_and_archives_it(tmp_path: Path) -> None:
     code, out, _ = rb(tmp_path, "demote", rule["id"])
     assert code == 0 and out.startswith(f"designer: demoted {rule['id']}")
     assert rule["line"] not in (tmp_path / "CLAUDE.md").read_text()
-    assert records(tmp_path)[-1].op == "demoted"
+    assert [(r.op, r.id) for r in records(tmp_path) if r.section == "rules"][-1] == ("demoted", rule["id"])
     assert rb(tmp_path, "demote", rule["id"])[0] == 1
 
 
@@ -366,3 +366,96 @@ def test_the_interactive_review_records_split_and_skip(tmp_path: Path) -> None:
         "split",
     ]
     assert candidate_ids(tmp_path) == []
+
+
+# -- the rules block edited by hand: read back as it stands, never duplicated or revived --------
+
+REWORDED = "Export a sticker only after checking its outline by eye."
+
+
+def promoted_block(root: Path) -> tuple[Path, str]:
+    three_incidents(root)
+    assert rb(root, "promote", "--yes")[0] == 0
+    claude = root / "CLAUDE.md"
+    return claude, claude.read_text(encoding="utf-8")
+
+
+def test_a_rule_reworded_by_hand_is_the_rule_it_was_never_appended_again(tmp_path: Path) -> None:
+    claude, text = promoted_block(tmp_path)
+    (old,) = json.loads(rb(tmp_path, "rules", "--json")[1])["rules"]
+    claude.write_text(text.replace("Keep the bubble inside the outline.", REWORDED), encoding="utf-8")
+    edited = claude.read_bytes()
+    for _ in range(2):
+        code, out, _ = rb(tmp_path, "promote", "--yes")
+        assert (code, out) == (0, "nothing promoted\n")
+        assert json.loads(rb(tmp_path, "promote", "--json")[1])["candidates"] == []
+    assert claude.read_bytes() == edited
+    (rule,) = json.loads(rb(tmp_path, "rules", "--json")[1])["rules"]
+    assert rule["text"] == REWORDED and rule["id"] != old["id"]
+    assert rule["promoted"] == old["promoted"] is not None  # the archive's promotion, through the reword
+    # the mistake coming back breaks the rule as it now reads
+    code, out, _ = rb(tmp_path, "update", "designer", "-m", WORDINGS[0][1].replace("die-cut", "die-cut again"))
+    assert code == 0 and f"violates rule {rule['id']}" in out
+
+
+def test_a_rule_line_deleted_by_hand_is_journalled_as_demoted_and_never_written_back(tmp_path: Path) -> None:
+    claude, text = promoted_block(tmp_path)
+    (rule,) = json.loads(rb(tmp_path, "rules", "--json")[1])["rules"]
+    claude.write_text(text.replace(rule["line"] + "\n", ""), encoding="utf-8")
+    edited = claude.read_bytes()
+    for _ in range(2):
+        assert rb(tmp_path, "promote", "--yes")[1] == "nothing promoted\n"
+    assert claude.read_bytes() == edited
+    assert "no rules" in rb(tmp_path, "rules")[1]
+    demoted = [r for r in records(tmp_path) if r.op == "demoted"]
+    assert [(r.id, r.extra.get("how")) for r in demoted] == [(rule["id"], "deleted from the rules file by hand")]
+    # set aside, as a skip is: a new incident brings the group back to the review
+    rb(tmp_path, "update", "designer", "-m", WORDINGS[2][1], "--date", "2026-04-02")
+    (candidate,) = json.loads(rb(tmp_path, "promote", "--json")[1])["candidates"]
+    assert "2026-04-02" in candidate["dates"]
+
+
+def test_demote_sets_the_group_aside_until_a_new_incident(tmp_path: Path) -> None:
+    claude, _ = promoted_block(tmp_path)
+    (rule,) = json.loads(rb(tmp_path, "rules", "--json")[1])["rules"]
+    assert rb(tmp_path, "demote", rule["id"])[0] == 0
+    after = claude.read_bytes()
+    assert rb(tmp_path, "promote", "--yes")[1] == "nothing promoted\n"
+    assert claude.read_bytes() == after
+
+
+def test_a_reworded_rule_demoted_by_its_new_id_leaves_no_promotion_behind(tmp_path: Path) -> None:
+    claude, text = promoted_block(tmp_path)
+    claude.write_text(text.replace("Keep the bubble inside the outline.", REWORDED), encoding="utf-8")
+    (rule,) = json.loads(rb(tmp_path, "rules", "--json")[1])["rules"]
+    assert rb(tmp_path, "demote", rule["id"])[0] == 0
+    after = claude.read_bytes()
+    assert rb(tmp_path, "promote", "--yes")[1] == "nothing promoted\n"
+    assert claude.read_bytes() == after and "no rules" in rb(tmp_path, "rules")[1]
+
+
+def test_a_promotion_cut_short_before_its_line_is_finished_once_and_a_later_deletion_stands(tmp_path: Path) -> None:
+    from rolebook.rules.promotion import promote_entries
+
+    three_incidents(tmp_path)
+    (c,) = json.loads(rb(tmp_path, "promote", "--json")[1])["candidates"]
+    layout = Layout.default(tmp_path)
+    # the journal written, the process gone before the rule line
+    promote_entries(
+        layout,
+        "designer",
+        set(c["members"]),
+        "R0",
+        "Keep the bubble inside the outline.",
+        tuple(c["dates"]),
+        Limits(),
+        Writer(source="cli"),
+    )
+    claude = tmp_path / "CLAUDE.md"
+    assert not claude.exists()
+    assert json.loads(rb(tmp_path, "promote", "--json")[1])["candidates"] == []
+    (rule,) = json.loads(rb(tmp_path, "rules", "--json")[1])["rules"]
+    assert rule["text"] == "Keep the bubble inside the outline."
+    claude.write_text(claude.read_text(encoding="utf-8").replace(rule["line"] + "\n", ""), encoding="utf-8")
+    assert rb(tmp_path, "promote", "--yes")[1] == "nothing promoted\n"
+    assert "no rules" in rb(tmp_path, "rules")[1]
