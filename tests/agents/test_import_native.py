@@ -291,3 +291,18 @@ def test_a_pipe_given_as_the_source_is_refused_unread_and_never_hangs(tmp_path: 
         and done.stderr == f"rolebook: {pipe}: not a regular file or folder (a pipe or a device); nothing was read\n"
     )
     assert not (root / "agents/state/archive").exists() and not (root / "agents/state/memory").exists()
+
+
+def test_a_claude_memory_with_its_session_uuid_is_imported_with_nothing_reported_as_a_secret(tmp_path: Path) -> None:
+    folder = tmp_path / "memory"
+    folder.mkdir()
+    session = "1f3e7a9c-3b1d-4c2e-9a8b-7d6e5f4a3b2c"
+    (folder / "testing.md").write_text(
+        f"---\nname: testing\ndescription: how tests run\ntype: project\noriginSessionId: {session}\n---\n"
+        "Run the tests with npm ci first.\n",
+        encoding="utf-8",
+    )
+    code, _, err = rb(tmp_path / "root", "import", "claude-memory", str(folder), "--role", "coder")
+    assert code == 0, err
+    assert "redact" not in err
+    assert session in json.dumps(records(tmp_path / "root", "coder"))

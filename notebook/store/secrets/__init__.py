@@ -37,6 +37,7 @@ _NAMING = re.compile(
     r"(?i)your|^my[_-]|secret|passw|token|key|example|sample|here|placeholder|change|insert|replace|dummy|redacted"
     r"|masked|hidden|todo|tbd|fixme|none|null|nil|undefined|empty|required|optional|string|xxx"
 )
+_UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 _WORDS = frozenset("str bytes int bool true false yes no on off".split())
 #: name endings that say the value is about a secret, not one: `client_id`, `token_type`, ...
 _ABOUT = frozenset(
@@ -65,7 +66,9 @@ def placeholder(value: str) -> bool:
         return True
     tail = re.sub(r"^(?:[A-Za-z0-9]{1,12}[_.-]){1,2}", "", value)  # ghp_, sk_live_, hf_, xoxb-
     last = re.split(r"[/_.:-]", value)[-1]
-    return len(set(tail)) == 1 or (len(last) >= 8 and len(set(last)) == 1)
+    # a run of one character after the prefix (ghp_XXXX); not the last letter of a password
+    # whose words were taken for a prefix (`Tr0ub4dor-and-3` left `3`)
+    return (len(tail) >= 4 and len(set(tail)) == 1) or (len(last) >= 8 and len(set(last)) == 1)
 
 
 def random_looking(value: str) -> bool:
@@ -122,17 +125,36 @@ _CHECKS: dict[str, _Check] = {
     "token": lambda m, v: not placeholder(v) and random_looking(v),
     "pem64": lambda m, v: _pem64(v),
     "json64": lambda m, v: _json64(v),
-    "name": lambda m, v: _named(m.group("n"), v, m.string[m.end() : m.end() + 1]),
+    "name": lambda m, v: _named(m.group("n"), v, m.string[m.end() : m.end() + 1], _line_of(m)),
+    "phrase": lambda m, v: _kind_of(m.group("n")) == "password" and _passphrase(v),
 }
 
 
-def _named(name: str, value: str, after: str) -> bool:
+def _line_of(m: re.Match[str]) -> str:
+    start = m.string.rfind("\n", 0, m.start()) + 1
+    end = m.string.find("\n", m.end())
+    return m.string[start : end if end >= 0 else len(m.string)]
+
+
+def _passphrase(value: str) -> bool:
+    """Words after a password's name on a line of their own: a passphrase, unless they name
+    what goes there, or read as code or as a sentence about passwords."""
+    words = value.split()
+    if placeholder(value) or len(words) > 8 or re.search(r"[()\[\]{};]|\b(?:is|are|must|should|the|of)\b", value):
+        return False
+    return all(re.fullmatch(r"[\w'.,!?@#%&+-]+", w) for w in words)
+
+
+def _named(name: str, value: str, after: str, line: str = "") -> bool:
     kind = _kind_of(name)
     if kind is None or placeholder(value):
         return False
     if name.lower() in ("pwd", "oldpwd") and re.match(r"[/~]|[A-Za-z]:\\", _unquoted(value)):
         return False  # the shell's working folder, not a connection string's password
     if kind == "token":
+        session = re.search(r"sess(?:ion)?[_-]?id$|^sid$", name.lower()) and "cookie" not in line.lower()
+        if session and _UUID.fullmatch(_unquoted(value)):
+            return False  # an agent CLI's session id (Claude Code's sessionId): a name, not a credential
         return random_looking(value)
     code = re.search(r"[(\[]|^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+$", value) or after in ("(", "[")
     if code and _unquoted(value) == value:

@@ -159,6 +159,15 @@ RULES: tuple[tuple[str, tuple[str, ...], str, str], ...] = (
         r"""value['"]?\s*[:=]\s*)""" + _U,
         "name",
     ),
+    # `password: a passphrase of words` on a line of its own (YAML): the rest of the line
+    (
+        "password",
+        ("pass", "pwd", "secret", "token", "key", "auth", "sess", "sid", "sig", "credential", "contrase"),
+        r"""(?m)(?P<p>^[ \t]*(?:-[ \t]+)?['"]?(?P<n>"""
+        + _NAME
+        + r""")['"]?[ \t]*:[ \t]*)(?P<v>[^\s'"`#{\[|>&*!%$<(][^\n]*?[ \t][^\n]*?)[ \t]*$""",
+        "phrase",
+    ),
     # name = value, name: value, "name": "value", NAME=value, ?name=value&: the name says what it holds
     (
         "password",
