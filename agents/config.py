@@ -16,6 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from rolebook.notebook import ConfigError, InputError, Limits
+from rolebook.notebook.limits import PLAIN, not_plain_whole
+from rolebook.notebook.limits import key_line as _line
 from rolebook.notebook.model import is_role
 from rolebook.notebook.store import Layout
 
@@ -210,14 +212,6 @@ def _parse_yaml(text: str, path: Path) -> Mapping[str, Any]:
     return data
 
 
-def _line(data: Any, key: str) -> int | None:
-    with_lc = getattr(data, "lc", None)
-    try:
-        return int(with_lc.key(key)[0]) + 1 if with_lc is not None else None
-    except (KeyError, TypeError, AttributeError):
-        return None
-
-
 def _build(root: Path, data: Mapping[str, Any], source: Path | None) -> Config:
     for key in data:
         if key not in _KNOWN:
@@ -316,6 +310,7 @@ def _recall(value: Any, source: Path | None, line: int | None) -> float:
         raise ConfigError("'recall' takes control (the share of recognised lessons withheld, e.g. 0.1)", source, line)
     share = value.get("control", 0.0)
     if isinstance(share, bool) or not isinstance(share, (int, float)) or not 0 <= share <= 0.5:
+        line = _line(value, "control") or line
         raise ConfigError(f"'recall.control' is {share!r}: use a share from 0 to 0.5 (e.g. 0.1)", source, line)
     return float(share)
 
@@ -327,9 +322,14 @@ def _promote(value: Any, source: Path | None, line: int | None) -> int:
     if not isinstance(value, Mapping) or set(value) - {"min_dates"}:
         raise ConfigError("'promote' takes min_dates (a mistake on this many dates is due, e.g. 3)", source, line)
     days = value.get("min_dates", 3)
+    line = _line(value, "min_dates") or line
     if isinstance(days, bool) or not isinstance(days, int) or days < 2:
         raise ConfigError(f"'promote.min_dates' is {days!r}: use a whole number of 2 or more", source, line)
-    return days
+    if how := not_plain_whole(days):
+        raise ConfigError(
+            f"'promote.min_dates' is written {how}, which YAML reads as {int(days)}: {PLAIN}", source, line
+        )
+    return int(days)
 
 
 def _shared_roots(value: Any, source: Path | None, line: int | None, root: Path) -> tuple[SharedRoot, ...]:
@@ -370,9 +370,10 @@ def _search(value: Any, source: Path | None, line: int | None, root: Path) -> tu
         )
     model, mode = value.get("model"), value.get("mode")
     if model is not None and (not isinstance(model, str) or not model.strip()):
-        raise ConfigError("'search.model' must be a model name or a folder", source, line)
+        raise ConfigError("'search.model' must be a model name or a folder", source, _line(value, "model") or line)
     if mode is not None and mode not in ("keyword", "semantic", "hybrid"):
-        raise ConfigError(f"'search.mode' is {mode!r}: use keyword, semantic or hybrid", source, line)
+        at = _line(value, "mode") or line
+        raise ConfigError(f"'search.mode' is {mode!r}: use keyword, semantic or hybrid", source, at)
     if model and (model.startswith((".", "~")) or "/" in model) and (root / model).expanduser().is_dir():
         model = str((root / model).expanduser())
     return model, mode

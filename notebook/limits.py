@@ -43,11 +43,14 @@ class Limits:
     def to_dict(self) -> dict[str, int | None]:
         return {f.name: getattr(self, f.name) for f in fields(self)}
 
-    def merged(self, overrides: Any, path: str | None = None, line: int | None = None) -> Limits:
+    def merged(self, overrides: Any, path: str | None = None, line: int | None = None, first: int = 1) -> Limits:
         """These limits with `overrides` (a mapping from config or frontmatter) applied.
+        An error names the line of the setting at fault where the YAML parser kept it
+        (`first`: the file's line the YAML document starts on), else `line`.
 
         Raises:
-            ConfigError: an unknown key, or a value that is not a whole number >= 0 or null.
+            ConfigError: an unknown key, or a value that is not a whole number >= 0 or null,
+                written as one (`plain_whole`).
         """
         if overrides is None:
             return self
@@ -56,12 +59,46 @@ class Limits:
         names = {f.name for f in fields(self)}
         changes: dict[str, int | None] = {}
         for key, value in overrides.items():
+            at = key_line(overrides, key, first) or line
             if key not in names:
-                raise ConfigError(f"unknown limit {key!r} (known: {', '.join(sorted(names))})", path, line)
+                raise ConfigError(f"unknown limit {key!r} (known: {', '.join(sorted(names))})", path, at)
             if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 0):
-                raise ConfigError(f"limit {key!r} must be a whole number >= 0 or null, not {value!r}", path, line)
+                raise ConfigError(f"limit {key!r} must be a whole number >= 0 or null, not {value!r}", path, at)
+            if value is not None and (how := not_plain_whole(value)):
+                raise ConfigError(
+                    f"limit {key!r} is written {how}, which YAML reads as {int(value)}: {PLAIN}", path, at
+                )
             changes[key] = None if value is None else int(value)  # a YAML parser's int subclass, plain
         return replace(self, **changes)
+
+
+PLAIN = "write the whole number you mean in plain decimal digits"
+
+
+def not_plain_whole(value: int) -> str | None:
+    """How a YAML integer was written when not in plain decimal digits ("in octal", "with
+    leading zeros", ...), else None. ruamel.yaml reads `0o20` as 16, `0x14` as 20, `1_0`
+    as 10 and `020` as 20; a person writing a limit means the digits they see, so a
+    setting written so is refused rather than read as a number they did not write."""
+    kind = type(value).__name__
+    named = {"HexInt": "in hexadecimal", "HexCapsInt": "in hexadecimal", "OctalInt": "in octal"}
+    named["BinaryInt"] = "in binary"
+    if kind in named:
+        return named[kind]
+    if getattr(value, "_underscore", None):
+        return "with underscores"
+    width = getattr(value, "_width", None)
+    if isinstance(width, int) and width > len(str(int(value))):  # "0" itself has a width of 1
+        return "with leading zeros"
+    return None
+
+
+def key_line(mapping: Any, key: Any, first: int = 1) -> int | None:
+    """The file line of `key` in a mapping ruamel.yaml read (round-trip), else None."""
+    try:
+        return int(mapping.lc.key(key)[0]) + first
+    except (AttributeError, KeyError, TypeError):
+        return None
 
 
 def frontmatter_limits(nb: Notebook, base: Limits, path: str | None = None) -> Limits:
@@ -81,7 +118,7 @@ def frontmatter_limits(nb: Notebook, base: Limits, path: str | None = None) -> L
         return base
     if not isinstance(meta, Mapping):
         raise ConfigError("frontmatter must be a YAML mapping", path, 2)
-    return base.merged(meta.get("limits"), path, 2)
+    return base.merged(meta.get("limits"), path, 2, first=2)
 
 
 def _age(item: tuple[int, int, Entry]) -> tuple[str, int, int]:

@@ -213,7 +213,7 @@ def test_unreadable_config_is_an_error_naming_the_line(tmp_path: Path) -> None:
     code, _, err = rb(tmp_path, "update", "coder", "-m", "x")
     assert code == 2
     assert (
-        err == f"rolebook: {tmp_path / 'rolebook.yaml'}:2: "
+        err == f"rolebook: {tmp_path / 'rolebook.yaml'}:3: "
         "limit 'mistakes' must be a whole number >= 0 or null, not 'lots'\n"
     )
     (tmp_path / "rolebook.yaml").write_text("version: 1\nlimts: {}\n")

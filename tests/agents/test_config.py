@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import os
 import re
+import tempfile
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from rolebook.agents.config import DEFAULT_CONFIG, find_root, load_config
 from rolebook.notebook.errors import ConfigError
 from rolebook.notebook.limits import Limits
@@ -57,9 +60,9 @@ def test_paths_and_rules_file_are_configurable(tmp_path: Path) -> None:
         ("- a\n- b\n", 1, "must be a YAML mapping"),
         ("paths:\n  memory: 3\n", 2, "path 'memory' must be a non-empty string"),
         ("paths:\n  notebooks: x\n", 2, "unknown path 'notebooks'"),
-        ("version: 1\nsearch:\n  mode: fast\n", 2, "'search.mode' is 'fast'"),
+        ("version: 1\nsearch:\n  mode: fast\n", 3, "'search.mode' is 'fast'"),
         ("search:\n  modle: x\n", 1, "'search' takes model"),
-        ("search:\n  model: ''\n", 1, "'search.model' must be a model name or a folder"),
+        ("search:\n  model: ''\n", 2, "'search.model' must be a model name or a folder"),
     ],
 )
 def test_a_bad_config_names_its_line(tmp_path: Path, text: str, line: int, message: str) -> None:
@@ -113,7 +116,16 @@ def test_init_and_integrate_in_a_fresh_repository_write_only_inside_it_and_name_
     [
         ("version: 2\n", "this rolebook reads version 1", 1),
         ("promote: 3\n", "'promote' takes min_dates", 1),
-        ("promote:\n  min_dates: 1\n", "use a whole number of 2 or more", 1),
+        ("promote:\n  min_dates: 1\n", "use a whole number of 2 or more", 2),
+        ("# team\npromote:\n  min_dates: 0o3\n", "'promote.min_dates' is written in octal, which YAML reads as 3", 3),
+        ("recall:\n  control: 2\n", "'recall.control' is 2", 2),
+        ("limits:\n  lines: 80\n  mistakes: 0o20\n", "limit 'mistakes' is written in octal, which YAML reads as 16", 3),
+        ("limits:\n  mistakes: 0x14\n", "limit 'mistakes' is written in hexadecimal", 2),
+        ("limits:\n  mistakes: 0b101\n", "limit 'mistakes' is written in binary", 2),
+        ("limits:\n  mistakes: 1_000\n", "limit 'mistakes' is written with underscores", 2),
+        ("limits:\n  mistakes: 020\n", "limit 'mistakes' is written with leading zeros", 2),
+        ("limits:\n  lines: 80\n  mistakes: lots\n", "limit 'mistakes' must be a whole number", 3),
+        ("limits:\n  lines: 80\n  mistaeks: 5\n", "unknown limit 'mistaeks'", 3),
         ("promote:\n  days: 3\n", "'promote' takes min_dates", 1),
         ("shared_roots: ../knowledge\n", "'shared_roots' is a list of", 1),
         ("# team\nshared_roots:\n  - {name: team}\n", "needs a path", 3),
@@ -205,3 +217,37 @@ def test_deleting_the_derived_folder_loses_no_setting(tmp_path: Path) -> None:
     load_config(tmp_path)
     shutil.rmtree(tmp_path / "agents/state/.rolebook")
     assert load_config(tmp_path).limits.mistakes == 9
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(min_value=0, max_value=10**6), st.sampled_from(["{:#o}", "{:#x}", "{:#b}", "0{}", "{:_}"]))
+def test_a_limit_is_the_number_its_digits_say_or_an_error_naming_its_line(value: int, form: str) -> None:
+    # in plain decimal digits, any whole number is read as written, and the same from the cache
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        (root / "rolebook.yaml").write_text(f"version: 1\nlimits:\n  lines: {value}\n  mistakes: 4\n")
+        assert load_config(root).limits.lines == value
+        assert load_config(root).limits.lines == value
+        written = form.format(value)
+        (root / "rolebook.yaml").write_text(f"version: 1\nlimits:\n  lines: 80\n  mistakes: {written}\n")
+        if written == str(value):  # the form changed nothing (1_000 needs 4 digits, a 0 prefix a number)
+            assert load_config(root).limits.mistakes == value
+            return
+        with pytest.raises(ConfigError) as caught:
+            load_config(root)
+        assert (caught.value.path, caught.value.line) == (str(root / "rolebook.yaml"), 4)
+        assert caught.value.message.startswith("limit 'mistakes' is written ")
+
+
+def test_a_notebooks_frontmatter_limit_written_in_octal_is_named_at_its_line(tmp_path: Path) -> None:
+    from rolebook.notebook.limits import frontmatter_limits
+    from rolebook.notebook.markdown import parse
+
+    text = "---\ntitle: coder\nlimits:\n  mistakes: 0o7\n---\n## Mistakes\n"
+    with pytest.raises(ConfigError) as caught:
+        frontmatter_limits(parse(text), Limits(), "coder.md")
+    assert str(caught.value) == (
+        "coder.md:4: limit 'mistakes' is written in octal, which YAML reads as 7: write the whole number you mean "
+        "in plain decimal digits"
+    )
+    assert frontmatter_limits(parse(text.replace("0o7", "7")), Limits(), "coder.md").mistakes == 7
