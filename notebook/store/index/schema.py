@@ -3,7 +3,7 @@ notebooks, and the FTS5 index over them (kept in step by triggers)."""
 
 from __future__ import annotations
 
-SCHEMA_VERSION = 10
+SCHEMA_VERSION = 11
 TOKENIZER = "porter unicode61 remove_diacritics 2"
 
 SCHEMA = (
@@ -40,6 +40,12 @@ SCHEMA = (
     "CREATE TRIGGER docs_au AFTER UPDATE ON docs BEGIN"
     " INSERT INTO docs_fts(docs_fts, rowid, text, search) VALUES ('delete', old.rowid, old.text, old.search);"
     " INSERT INTO docs_fts(rowid, text, search) VALUES (new.rowid, new.text, new.search); END",
+    # how many documents hold a common term, up to a rowid (notebook/search/lookups.py
+    # document_counts): forgotten when a document goes or its words change
+    "CREATE TABLE vocab(term TEXT PRIMARY KEY, doc INTEGER NOT NULL, upto INTEGER NOT NULL) WITHOUT ROWID",
+    "CREATE TRIGGER vocab_ad AFTER DELETE ON docs BEGIN DELETE FROM vocab; END",
+    "CREATE TRIGGER vocab_au AFTER UPDATE ON docs WHEN old.text IS NOT new.text OR old.search IS NOT new.search"
+    " BEGIN DELETE FROM vocab; END",
 )
 
 UPSERT = """
