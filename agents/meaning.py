@@ -22,13 +22,13 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import socket
 import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    import socket
     import threading
 
 #: how long the hook waits for the answer, all told, before it decides by keywords: an
@@ -54,11 +54,17 @@ def nearness(
     """The cosine of `text` to each lesson (id -> text), from the model a `rolebook mcp` of
     this project lends; None when none answers in `seconds`. A socket left by a server that
     is gone is removed."""
-    if not hasattr(socket, "AF_UNIX") or not lessons:
+    if not lessons:
         return None
     try:
         paths = sorted(derived.glob(f"{_PREFIX}*.sock"), key=lambda p: p.stat().st_mtime, reverse=True)
     except OSError:
+        return None
+    if not paths:
+        return None
+    import socket  # only when a server lends: the hook runs after every failed command
+
+    if not hasattr(socket, "AF_UNIX"):
         return None
     deadline = time.monotonic() + seconds
     request = json.dumps({"text": text, "lessons": lessons}).encode("utf-8") + b"\n"
@@ -98,9 +104,11 @@ def lend(root: Path | None) -> threading.Thread | None:
     """Lend this project's model to its recall hooks, from a thread of this process (the
     MCP server's), when the semantic extra is there and the search mode uses meaning.
     Never fails: anything wrong means the hooks decide by keywords."""
+    import socket
+    import threading
+
     if not hasattr(socket, "AF_UNIX"):
         return None
-    import threading
 
     try:
         from rolebook.notebook.search import semantic
@@ -171,6 +179,8 @@ class Lender:
         path = derived / f"{_PREFIX}{os.getpid()}.sock"
         if not self.nears or len(os.fsencode(path)) > _LONGEST_PATH:
             return None
+        import socket
+
         self.warm(WARM_FIRST_SECONDS)
         self.cosines("warm", {})  # the model's first run and the vectors' first read: before any hook waits
         derived.mkdir(parents=True, exist_ok=True)

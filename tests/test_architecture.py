@@ -167,7 +167,7 @@ def test_the_recall_hook_imports_neither_typer_nor_the_write_path(tmp_path: Path
         "import sys\n"
         "from rolebook.agents.main import main\n"
         f"main(['--root', {str(tmp_path)!r}, 'recall', '--role', 'coder', '--command', 'npm', '--error', 'EACCES'])\n"
-        "heavy = ('typer', 'markdown_it', 'mcp', 'hashlib', 'rolebook.notebook.store.journal')\n"
+        "heavy = ('typer', 'markdown_it', 'mcp', 'hashlib', 'rolebook.notebook.store.journal', 'socket', 'threading')\n"
         "print([m for m in heavy if m in sys.modules])\n"
     )
     out = subprocess.run([sys.executable, "-c", code], input="", capture_output=True, text=True, check=True).stdout
