@@ -43,7 +43,7 @@ def _hook(g: Globals, event: str, role: str | None, agent: str | None) -> int:
 def _mcp(g: Globals) -> int:
     from rolebook.notebook.store import check_role
 
-    from .mcp.front import serve
+    from .mcp.protocol import serve
 
     return serve(g.root, check_role(g.as_role) if g.as_role else None, g.session_id)
 

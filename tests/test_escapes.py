@@ -23,8 +23,8 @@ import pytest
 from mcp import Client
 from rolebook.agents import hooks
 from rolebook.agents.cli import app
-from rolebook.agents.mcp.server import build
 from rolebook.notebook.display import ACTIVE, shown, shown_json, shown_line
+from served import served
 from typer.testing import CliRunner
 
 runner = CliRunner()
@@ -196,7 +196,7 @@ def test_mcp_tools_show_hostile_fields_escaped_in_text_and_structured_content(ho
             assert not [s for s in strings(result.structured_content) if inert(s, lines=tool == "read")], tool
 
     async def main() -> None:
-        async with Client(build(hostile)) as client:
+        async with Client(served(hostile)) as client:
             await body(client)
 
     anyio.run(main)

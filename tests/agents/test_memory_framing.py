@@ -14,7 +14,7 @@ import anyio
 import mcp.types as t
 from mcp import Client
 from rolebook.agents.cli import app
-from rolebook.agents.mcp.server import build
+from served import served
 from typer.testing import CliRunner
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -98,7 +98,7 @@ def test_mcp_read_and_search_frame_their_hits_in_text_and_structured_content(tmp
     rb(tmp_path, "update", "coder", "-m", ORDER, "--date", "2026-03-02")
 
     async def main() -> None:
-        async with Client(build(tmp_path, None)) as c:
+        async with Client(served(tmp_path, None)) as c:
             r = await c.call_tool("search", {"query": "npm EACCES"})
             block = r.content[0]
             assert isinstance(block, t.TextContent)

@@ -16,8 +16,8 @@ import pytest
 from mcp import Client, StdioServerParameters
 from rolebook.agents.cli import app
 from rolebook.agents.config import load_config
-from rolebook.agents.mcp.server import build
 from rolebook.agents.session import open_session
+from served import served
 from typer.testing import CliRunner
 
 ROLEBOOK = str(Path(sys.executable).parent / "rolebook")
@@ -87,7 +87,7 @@ def test_mcp_read_answers_the_same_bytes_in_process_and_over_stdio(root: Path) -
     async def main() -> list[str]:
         said = []
         stdio = StdioServerParameters(command=ROLEBOOK, args=["--root", str(root), "mcp"])
-        for server in (build(root, None), stdio):
+        for server in (served(root, None), stdio):
             async with Client(server) as client:
                 result = await client.call_tool("read", args)
                 block = result.content[0]

@@ -171,13 +171,13 @@ def test_the_mcp_search_tool_shows_shared_hits_with_their_origin_and_can_leave_t
     import anyio
     import mcp.types as t
     from mcp import Client
-    from rolebook.agents.mcp.server import build
+    from served import served
 
     ok(team["app1"], "update", "coder", "-l", "npm ci fails with EACCES on a root-owned checkout; chown it first")
     ok(team["app1"], "share", first_id(team["app1"], "EACCES"))
 
     async def main() -> tuple[t.CallToolResult, t.CallToolResult]:
-        async with Client(build(team["app3"], None)) as client:
+        async with Client(served(team["app3"], None)) as client:
             both = await client.call_tool("search", {"query": "npm EACCES"})
             mine = await client.call_tool("search", {"query": "npm EACCES", "root_only": True})
             return both, mine

