@@ -34,7 +34,7 @@ from rolebook.notebook.store import INSTRUCTIONS
 if TYPE_CHECKING:
     from rolebook.notebook.store import Layout, ReadResult
 
-_VERSION = 1
+_VERSION = 2  # 2: the history kept by commit
 _SHOWN = 90  # characters of a lost line an alert quotes
 _SECTIONS = ("mistakes", "learnings", "feedback", "session_log")
 #: A line of rolebook's own rules block (a promoted rule, the markers): its changes are
@@ -157,7 +157,10 @@ def _lost(layout: Layout, files: list[Path], sigs: list[Any]) -> list[Lost]:
     lost: list[Lost] = []
     for path in files:
         if path.exists():
-            lost += [(_rel(layout.root, path), *x) for x in lost_lines(layout.root, path)]
+            lost += [
+                (_rel(layout.root, path), *x)
+                for x in lost_lines(layout.root, path, layout.cache_path("drift", "history"))
+            ]
     _save(cache, {"v": _VERSION, "sig": sigs, "lost": lost})
     return lost
 
@@ -195,9 +198,10 @@ def find_drift(layout: Layout, role: str, lost: list[Lost], cites: list[dict[str
     return found
 
 
-def lost_lines(root: Path, path: Path) -> list[tuple[str, str, str, str | None]]:
+def lost_lines(root: Path, path: Path, cache: Path | None = None) -> list[tuple[str, str, str, str | None]]:
     """(line, "dropped" or "changed", the day it went, the line that took its place) for each
-    line the file's history lost and that it does not hold now, newest loss first."""
+    line the file's last HISTORY_COMMITS changes lost and that it does not hold now,
+    newest loss first. `cache`: where the committed history is kept by commit (see `_history`)."""
     import subprocess
 
     from rolebook.notebook import InputError
@@ -211,14 +215,14 @@ def lost_lines(root: Path, path: Path) -> list[tuple[str, str, str, str | None]]
     out: list[tuple[str, str, str, str | None]] = []
     taken: set[str] = set()
 
-    def git(*args: str) -> str:
+    def git(*args: str) -> str | None:
         try:
             done = subprocess.run(
                 ["git", "-C", str(root), *args], capture_output=True, text=True, errors="replace", check=False
             )
         except OSError:
-            return ""
-        return done.stdout if done.returncode == 0 else ""
+            return None
+        return done.stdout if done.returncode == 0 else None
 
     import datetime as dt
 
@@ -227,11 +231,45 @@ def lost_lines(root: Path, path: Path) -> list[tuple[str, str, str, str | None]]
         with contextlib.suppress(OSError):
             day = dt.date.fromtimestamp(path.stat().st_mtime).isoformat()
             _hunks(pending, day, now, taken, out)
-    log = git("log", "--no-color", "--no-ext-diff", "-U0", "--format=\x01%cs", "-p", "--", rel)
-    for chunk in log.split("\x01")[1:]:
-        day, _, patch = chunk.partition("\n")
+    for chunk in _history(git, rel, cache).split("\x01")[1:]:
+        _, _, rest = chunk.partition(" ")  # the commit, then its day
+        day, _, patch = rest.partition("\n")
         _hunks(patch, day.strip(), now, taken, out)
     return out
+
+
+#: the changes of an instructions file that drift is judged on, newest first: git's work
+#: and the patches read stay bounded whatever the history (a CLAUDE.md with 10,000 commits
+#: made `read` after an edit take 11-20 s, issue 41)
+HISTORY_COMMITS = 300
+
+
+def _history(git: Any, rel: str, cache: Path | None) -> str:
+    """`git log -p` of the file's last HISTORY_COMMITS changes (each `\\x01COMMIT DAY\\n`
+    and its patch), kept in `cache` by the commit it was read at: an edit not committed
+    yet reads none of it again, and a new commit reads only the commits since."""
+    head = (git("rev-parse", "--verify", "-q", "HEAD") or "").strip()
+    if not head:
+        return ""
+    data = _load(cache) if cache is not None else {}
+    files: dict[str, Any] = data["files"] if isinstance(data.get("files"), dict) else {}
+    kept = files.get(rel)
+    if isinstance(kept, dict) and kept.get("head") == head and isinstance(kept.get("log"), str):
+        return str(kept["log"])
+    log_args = ("log", "--no-color", "--no-ext-diff", "-U0", "--format=\x01%H %cs", "-p", f"-{HISTORY_COMMITS}")
+    log = None
+    if isinstance(kept, dict) and isinstance(kept.get("head"), str) and isinstance(kept.get("log"), str):
+        old = str(kept["head"])
+        if git("merge-base", "--is-ancestor", old, head) is not None:  # moved on: read only what came since
+            newer = git(*log_args, f"{old}..{head}", "--", rel)
+            if newer is not None:
+                log = "\x01".join((newer + str(kept["log"])).split("\x01")[: HISTORY_COMMITS + 1])
+    if log is None:
+        log = git(*log_args, head, "--", rel) or ""
+    if cache is not None:
+        files = {rel: {"head": head, "log": log}, **{k: v for k, v in files.items() if k != rel}}
+        _save(cache, {"v": _VERSION, "files": files})
+    return log
 
 
 def _hunks(patch: str, day: str, now: set[str], taken: set[str], out: list[tuple[str, str, str, str | None]]) -> None:

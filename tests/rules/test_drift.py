@@ -7,10 +7,12 @@ from __future__ import annotations
 import ast
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from rolebook.agents.cli import app
 from typer.testing import CliRunner
 
@@ -185,3 +187,88 @@ def test_a_file_named_in_rolebook_yaml_is_checked_too_and_one_outside_the_root_i
     (tmp_path / "rolebook.yaml").write_text("instructions: [../elsewhere.md]\nroles: [qa]\n")
     code, _, err = rb(tmp_path, "read", "qa")
     assert code == 2 and "rolebook.yaml:1" in err and "outside the project root" in err
+
+
+def git_calls(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Put a `git` first on PATH that notes each call's arguments (one line a call) in the
+    file returned, then runs the real git."""
+    real = shutil.which("git")
+    assert real is not None
+    shim, calls = tmp_path / "shim", tmp_path / "git-calls.txt"
+    shim.mkdir()
+    (shim / "git").write_text(f'#!/bin/sh\necho "$*" >> "{calls}"\nexec "{real}" "$@"\n')
+    (shim / "git").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{shim}{os.pathsep}{os.environ['PATH']}")
+    calls.write_text("")
+    return calls
+
+
+def logs(calls: Path) -> list[str]:
+    """The `git log` calls noted since the last look (and forget them)."""
+    seen = [line for line in calls.read_text().splitlines() if " log " in f" {line}"]
+    calls.write_text("")
+    return seen
+
+
+def test_an_edit_not_committed_reads_no_history_again_and_a_commit_only_what_came_since(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = tmp_path / "repo"
+    root.mkdir()
+    ids = social_repo(root)
+    calls = git_calls(tmp_path, monkeypatch)
+    assert any(ids["company"] in a for a in alerts(rb(root, "read", "social")[1]))
+    (full,) = logs(calls)
+    assert ".." not in full  # the first read: the history, bounded
+    claude = root / "CLAUDE.md"
+    claude.write_text(claude.read_text().replace("- Keep replies under 280 characters.\n", ""))
+    (out,) = alerts(rb(root, "read", "social")[1])  # the newest loss, and a count of the rest
+    assert ids["short"] in out and "(and 1 more" in out
+    assert logs(calls) == []  # the edit is `git diff`'s; the history was kept by commit
+    git(root, "commit", "-qam", "shorter rules", day="2026-03-03")
+    claude.write_text(claude.read_text().replace("- Reply within the hour.\n", "- Reply within a day.\n"))
+    git(root, "commit", "-qam", "slower replies", day="2026-03-04")
+    (out,) = alerts(rb(root, "read", "social")[1])
+    assert ids["short"] in out and "on 2026-03-03" in out and "(and 1 more" in out
+    (since,) = logs(calls)
+    assert ".." in since  # only the two new commits were read
+
+
+def test_history_rewritten_is_read_again_and_a_lost_commit_says_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = tmp_path / "repo"
+    root.mkdir()
+    ids = social_repo(root)
+    assert any(ids["company"] in a for a in alerts(rb(root, "read", "social")[1]))
+    git(root, "reset", "-q", "--hard", "HEAD~1")  # the commit that dropped the rule is gone
+    calls = git_calls(tmp_path, monkeypatch)
+    assert alerts(rb(root, "read", "social")[1]) == []
+    (full,) = logs(calls)
+    assert ".." not in full
+
+
+def test_only_the_last_history_commits_of_a_file_are_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from rolebook.rules import drift
+
+    git(tmp_path, "init", "-q", "-b", "main")
+    claude = tmp_path / "CLAUDE.md"
+    rules = [f"- Rule number {i} of the house." for i in range(6)]
+    claude.write_text("\n".join(rules) + "\n")
+    git(tmp_path, "add", "-A")
+    git(tmp_path, "commit", "-qm", "rules")
+    for i in range(5):  # each commit drops the oldest rule
+        claude.write_text("\n".join(rules[i + 1 :]) + "\n")
+        git(tmp_path, "commit", "-qam", f"drop {i}", day=f"2026-03-0{i + 2}")
+    monkeypatch.setattr(drift, "HISTORY_COMMITS", 3)
+    lost = drift.lost_lines(tmp_path, claude, tmp_path / "history.json")
+    assert [x[0] for x in lost] == [
+        "Rule number 4 of the house.",
+        "Rule number 3 of the house.",
+        "Rule number 2 of the house.",
+    ]
+    git(tmp_path, "commit", "-q", "--allow-empty", "-m", "unrelated")  # moved on: the kept history stays 3 long
+    claude.write_text("- Rule number 5 of the house.\n- A new rule for the house.\n")
+    git(tmp_path, "commit", "-qam", "a new rule", day="2026-03-09")
+    lost = drift.lost_lines(tmp_path, claude, tmp_path / "history.json")
+    assert [x[0] for x in lost] == ["Rule number 4 of the house.", "Rule number 3 of the house."]
