@@ -11,7 +11,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # what type checkers see; at run time each name loads on first use
-    from .block import Rule, list_rules
+    from .block import Rule, add_lines, bad_rule_lines, block_lines, list_rules, write_rules
     from .drift import drift_alerts, instruction_files, with_drift
     from .grouping import NO_INSTRUCTION, Candidate, candidates, find_candidate, role_groups
     from .promotion import Promotion, apply, decide, demote, finish_promotions, taken_out_by_hand
@@ -24,7 +24,11 @@ if TYPE_CHECKING:  # what type checkers see; at run time each name loads on firs
 # every module of the package.
 _WHERE = {
     "Rule": "block",
+    "add_lines": "block",
+    "bad_rule_lines": "block",
+    "block_lines": "block",
     "list_rules": "block",
+    "write_rules": "block",
     "NO_INSTRUCTION": "grouping",
     "drift_alerts": "drift",
     "instruction_files": "drift",
@@ -61,7 +65,10 @@ __all__ = [
     "Proposal",
     "Recurrence",
     "Rule",
+    "add_lines",
     "apply",
+    "bad_rule_lines",
+    "block_lines",
     "candidates",
     "decide",
     "demote",
@@ -80,6 +87,7 @@ __all__ = [
     "taken_out_by_hand",
     "violation_line",
     "with_drift",
+    "write_rules",
 ]
 
 

@@ -151,6 +151,38 @@ def add_rule(rules_file: RulesFile, rule: Rule) -> RulesFile:
     return replace(rules_file, block=(*rules_file.block, rule.line() + nl))
 
 
+def add_lines(rules_file: RulesFile, lines: list[str]) -> RulesFile:
+    """The file with these rule lines at the end of its block, each as it is written (a
+    line of another rules block: an export's), but those whose rule it holds already."""
+    nl = rules_file.newline
+    for line in lines:
+        rule = parse_rule(line)
+        if rule is None or any(r.id == rule.id for r in rules_file.rules):
+            continue
+        rules_file = add_rule(rules_file, rule)
+        assert rules_file.block is not None
+        rules_file = replace(rules_file, block=(*rules_file.block[:-1], line.rstrip("\r\n") + nl))
+    return rules_file
+
+
+def block_lines(rules_path: Path) -> list[tuple[str, str]]:
+    """(role, line) of every rule line of the block, each line as it is written."""
+    block = load(rules_path)[0].block or ()
+    return [(r.role, line.rstrip("\r\n")) for line in block if (r := parse_rule(line)) is not None]
+
+
+def bad_rule_lines(lines: list[tuple[int, str, str]], where: str) -> list[str]:
+    """`where:N: why` for each (N, role, line) that is not a rule line of that role."""
+    out = []
+    for n, role, line in lines:
+        rule = parse_rule(line)
+        if rule is None:
+            out.append(f"{where}:{n}: not a rule line (- Rule text. _(role; incidents YYYY-MM-DD, ...)_)")
+        elif rule.role != role:
+            out.append(f"{where}:{n}: a rule line of role {rule.role!r} given for role {role!r}")
+    return out
+
+
 def remove_rule(rules_file: RulesFile, rule_id: str) -> RulesFile:
     """The file without the rule lines of that id."""
     if rules_file.block is None:

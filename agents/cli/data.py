@@ -174,7 +174,12 @@ def export_cmd(
         _not_our_file(output, config)
     roles = [check_role(r) for r in role] if role else layout.roles()
     at = dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-    lines = export_lines(layout, roles, __version__, at) if fmt == "jsonl" else export_markdown(layout, roles)
+    if fmt == "jsonl":
+        from rolebook.rules import block_lines
+
+        lines = export_lines(layout, roles, __version__, at, block_lines(config.rules_file))
+    else:
+        lines = export_markdown(layout, roles)
     if output is None:
         for line in lines:
             sys.stdout.write(line)

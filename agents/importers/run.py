@@ -304,7 +304,9 @@ def _run_export(session: Session, path: Path, role: str | None, dry_run: bool, s
         redacted.extend(k for k in found if k not in redacted)
 
     bundle = read_export(path, tally)
-    report = Report("rolebook", path, dry_run, problems=bundle.problems)
+    from rolebook.rules import bad_rule_lines
+
+    report = Report("rolebook", path, dry_run, problems=bundle.problems + bad_rule_lines(bundle.rules, str(path)))
     found = redact_value(list(bundle.notebooks.values()))[1]
     report.redacted = redacted + [k for k in found if k not in redacted]
     roles = bundle.roles()
@@ -326,9 +328,26 @@ def _run_export(session: Session, path: Path, role: str | None, dry_run: bool, s
     restoring = _Restore(session, bundle.notebooks, set(roles), work.written)
     read_export(path, restoring.add)
     report.roles = [restoring.finish(name) for name in roles]
+    _restore_rules(session, bundle, roles, report)
     work.finish()
     report.written = True
     return report
+
+
+def _restore_rules(session: Session, bundle: Any, roles: list[str], report: Report) -> None:
+    """The export's rule lines of these roles into the rules block, as they were written;
+    a rule the block holds already is not written twice (edgesb: export carries the rules)."""
+    from functools import partial
+
+    from rolebook.rules import add_lines, bad_rule_lines, list_rules, write_rules
+
+    good = [line for n, role, line in bundle.rules if role in roles and not bad_rule_lines([(n, role, line)], "")]
+    if not good:
+        return
+    before = len(list_rules(session.rules_path))
+    write_rules(session.layout, session.rules_path, partial(add_lines, lines=good))
+    if added := len(list_rules(session.rules_path)) - before:
+        report.notes.append(f"{added} rule line(s) written to {session.rules_path}")
 
 
 class _Progress:

@@ -3,9 +3,11 @@
 
 The stream is lossless: a header line, then for each role its notebook's text and every
 line of its archive, records as they were written and malformed lines byte for byte
-(base64). Restoring it into an empty root gives back the same files, hence the same
-search results; into a root that has memory already, archive lines it holds are not
-appended twice and the notebook's entries join the role's notebook through `update`.
+(base64; a record whose bytes are not the form rolebook writes carries them too), then
+the role's rule lines in the rules block. Restoring it into an empty root gives back the
+same files, hence the same search results, and the same rules; into a root that has memory
+already, archive lines it holds are not appended twice, the notebook's entries join the
+role's notebook through `update`, and a rule it has is not written twice.
 """
 
 from __future__ import annotations
@@ -29,8 +31,11 @@ FORMAT = "rolebook-export"
 VERSION = 1
 
 
-def export_lines(layout: Layout, roles: Iterable[str], version: str, at: str) -> Iterator[str]:
-    """The export stream, a line at a time. Raises InputError for a notebook that is not UTF-8."""
+def export_lines(
+    layout: Layout, roles: Iterable[str], version: str, at: str, rules: Iterable[tuple[str, str]] = ()
+) -> Iterator[str]:
+    """The export stream, a line at a time; `rules`: (role, rule line) of the rules block,
+    read by the rules layer. Raises InputError for a notebook that is not UTF-8."""
     from .provenance.marks import marks_in
 
     roles = list(roles)
@@ -46,12 +51,25 @@ def export_lines(layout: Layout, roles: Iterable[str], version: str, at: str) ->
         for offset, _, raw, item in read_lines(archive):
             end = offset
             if isinstance(item, ArchiveRecord):
-                yield _dump({"archive": role, "record": json.loads(marks.line(raw) if marks else raw)})
+                raw = marks.line(raw) if marks else raw
+                record = json.loads(raw)
+                line: dict[str, Any] = {"archive": role, "record": record}
+                if record_line(record) != raw.rstrip(b"\r\n") + b"\n":  # spaced, escaped, ordered otherwise
+                    line["raw_b64"] = base64.b64encode(raw).decode("ascii")
+                yield _dump(line)
             else:
                 yield _dump({"archive": role, "raw_b64": base64.b64encode(raw).decode("ascii")})
         tail = _tail(archive, end)
         if tail:  # a last line a crash cut short: kept as it is, like any malformed line
             yield _dump({"archive": role, "raw_b64": base64.b64encode(tail).decode("ascii")})
+    for role, rule in rules:
+        if role in roles:
+            yield _dump({"rule": role, "line": rule})
+
+
+def record_line(record: dict[str, Any]) -> bytes:
+    """A record's archive line as an import writes it from the record alone."""
+    return json.dumps(record, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n"
 
 
 def _tail(path: Path, offset: int) -> bytes:
@@ -76,6 +94,7 @@ class Bundle:
     lines: dict[str, list[bytes]] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)
     counts: dict[str, int] = field(default_factory=dict)  # archive lines per role
+    rules: list[tuple[int, str, str]] = field(default_factory=list)  # (line of the export, role, rule line)
 
     def roles(self) -> list[str]:
         return sorted(set(self.notebooks) | set(self.lines) | set(self.counts))
@@ -156,7 +175,7 @@ def _read_export(path: Path, f: Any, bundle: Bundle, sink: Callable[[str, bytes]
         if not raw.strip():
             continue
         try:
-            taken = _take(bundle, raw)
+            taken = _take(bundle, raw, n)
         except (ValueError, KeyError, TypeError, binascii.Error, InputError) as exc:
             if "nested too deep" in str(exc):
                 raise InputError(f"{exc}; refused, nothing was written", path, n) from None
@@ -171,7 +190,7 @@ def _read_export(path: Path, f: Any, bundle: Bundle, sink: Callable[[str, bytes]
                 sink(role, line)
 
 
-def _take(bundle: Bundle, raw: bytes) -> tuple[str, bytes] | None:
+def _take(bundle: Bundle, raw: bytes, n: int = 0) -> tuple[str, bytes] | None:
     """One line of an export: a notebook goes into the bundle, an archive line is
     returned with its role.
 
@@ -196,22 +215,33 @@ def _take(bundle: Bundle, raw: bytes) -> tuple[str, bytes] | None:
             if not isinstance(record, dict):
                 raise ValueError("record is not a JSON object")
             ArchiveRecord.from_dict(record)  # raises ValueError for a record that is not one
-            line = json.dumps(record, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n"
+            line = record_line(record)
+            if "raw_b64" in obj:  # the record's own bytes: they must say exactly that record
+                line = _raw_line(obj["raw_b64"], record)
         else:
             line = _raw_line(obj["raw_b64"])
         return role, line
+    elif "rule" in obj:
+        role = check_role(obj["rule"])
+        rule = obj.get("line")
+        if not isinstance(rule, str) or not rule.strip() or "\n" in rule or "\r" in rule:
+            raise ValueError("a rule without its one line")
+        rule.encode("utf-8")  # a lone surrogate: UnicodeEncodeError, a ValueError
+        bundle.rules.append((n, role, rule))
     else:
-        raise ValueError("neither a notebook nor an archive line")
+        raise ValueError("neither a notebook, an archive line nor a rule")
     return None
 
 
-def _raw_line(encoded: str) -> bytes:
+def _raw_line(encoded: str, record: dict[str, Any] | None = None) -> bytes:
     """The one archive line a `raw_b64` holds, as it was: an export keeps a line that is not
     a record this way, byte for byte, so it must decode to exactly one line, and one that
-    is not a record (a record goes as `record`, where it is checked).
+    is not a record (a record goes as `record`, where it is checked); or, beside its
+    `record`, that record's own bytes, which must read as exactly that record.
 
     Raises:
-        ValueError, binascii.Error: not base64, several lines, or a record in disguise.
+        ValueError, binascii.Error: not base64, several lines, a record in disguise, or
+            bytes that say another record than the one beside them.
     """
     if not isinstance(encoded, str):
         raise ValueError("raw_b64 is not a string")
@@ -219,6 +249,11 @@ def _raw_line(encoded: str) -> bytes:
     body = line.removesuffix(b"\n").removesuffix(b"\r")
     if b"\n" in body or b"\r" in body:
         raise ValueError(f"raw_b64 holds {len(body.splitlines())} lines, not one archive line")
+    if record is not None:
+        said = load_json(body)
+        if not isinstance(said, dict) or record_line(said) != record_line(record):
+            raise ValueError("raw_b64 beside a record holds another record than it")
+        return body + b"\n"
     if isinstance(parse_line(body, "", 0), ArchiveRecord):
         raise ValueError("raw_b64 holds a record: an export writes records as records")
     return body + b"\n"

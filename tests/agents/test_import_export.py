@@ -361,3 +361,42 @@ def test_markdown_export_shows_each_notebook_and_its_archive(tmp_path: Path) -> 
     assert "- [2026-02-01] pruned mistakes: alpha went wrong `" in out
     assert "(1 malformed archive line(s) not shown" in out
     assert (old / "agents/state/memory/qa.md").read_text(encoding="utf-8") in out
+
+
+def test_export_and_import_carry_the_rules_and_every_archive_byte(
+    declare: Callable[[Path], Path], tmp_path: Path
+) -> None:
+    old = declare(tmp_path / "old")
+    for day in ("2026-02-05", "2026-03-01", "2026-03-15"):
+        text = "the speech bubble broke the die-cut; keep the bubble inside the outline"
+        assert rb(old, "update", "designer", "-m", text, "--date", day)[0] == 0
+    assert rb(old, "promote", "--yes")[0] == 0
+    claude = old / "CLAUDE.md"
+    # the rule reworded by hand, a rule line written with a star; a record written by another
+    # hand (spaced, its é escaped, keys in another order) and a torn line in the archive
+    claude.write_text(claude.read_text().replace("Keep the bubble inside the outline.", "Keep every bubble in."))
+    archive = old / "agents/state/archive/designer.jsonl"
+    with open(archive, "ab") as f:
+        f.write(
+            b'{"id": "a1b2c3d4e5f6", "v": 1, "op": "added", "role": "designer", "section": "learnings", '
+            b'"date": "2026-03-20", "text": "caf\\u00e9 proofs go out on matte stock", "count": 1}\n'
+            b"{torn line, kept as it is\n"
+        )
+    code, dump, _ = rb(old, "export")
+    assert code == 0
+    (tmp_path / "dump.jsonl").write_text(dump, encoding="utf-8")
+    new = declare(tmp_path / "new")
+    code, out, err = rb(new, "import", "rolebook", str(tmp_path / "dump.jsonl"))
+    assert code == 0, err
+    assert "1 rule line(s) written to" in out + err
+    assert canonical(new) == canonical(old)  # every archive line byte for byte: nothing added
+    block = [x for x in claude.read_text().splitlines() if "_(designer; incidents" in x]
+    assert [x for x in (new / "CLAUDE.md").read_text().splitlines() if "_(designer; incidents" in x] == block
+    assert json.loads(rb(new, "rules", "--json")[1])["rules"] == json.loads(rb(old, "rules", "--json")[1])["rules"]
+    assert json.loads(rb(new, "promote", "--json")[1])["candidates"] == []
+    code, again, _ = rb(new, "export")
+    assert again.splitlines()[1:] == dump.splitlines()[1:]  # the round trip is byte-equal (the header dates it)
+    assert canonical(new) == canonical(old) and (new / "CLAUDE.md").read_bytes().count(b"incidents") == 1
+    before = (new / "CLAUDE.md").read_bytes()
+    assert rb(new, "import", "rolebook", str(tmp_path / "dump.jsonl"))[0] == 0
+    assert (new / "CLAUDE.md").read_bytes() == before and canonical(new) == canonical(old)  # idempotent

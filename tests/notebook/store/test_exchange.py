@@ -125,6 +125,11 @@ _line = st.one_of(
         lambda b: json.dumps({"archive": "coder", "raw_b64": base64.b64encode(b).decode()}), st.binary(max_size=60)
     ),
     st.builds(lambda s: json.dumps({"archive": "coder", "raw_b64": s}), st.text(max_size=30)),
+    st.builds(lambda r, s: json.dumps({"rule": r, "line": s}), st.one_of(st.just("coder"), _json), _json),
+    st.builds(
+        lambda b: json.dumps({"archive": "coder", "record": RECORD, "raw_b64": base64.b64encode(b).decode()}),
+        st.one_of(st.binary(max_size=60), st.just(json.dumps(RECORD, indent=1).encode())),
+    ),
     st.integers(min_value=1, max_value=5000).map(lambda n: "[" * n + "]" * n),
     st.integers(min_value=1, max_value=5000).map(lambda n: '{"archive": "coder", "record": ' + "[" * n + "]" * n + "}"),
     st.integers(min_value=4000, max_value=6000).map(
@@ -173,3 +178,60 @@ def test_importing_any_export_exits_0_or_2_with_every_line_said_by_rolebook(data
         assert result.exit_code in (0, 2)
         assert all(line.startswith("rolebook: ") for line in result.stderr.splitlines()), result.stderr
         assert result.exit_code == 0 or result.stderr
+
+
+# -- a round trip gives back every archive line byte for byte, and the rule lines
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=30),
+    st.booleans(),
+    st.sampled_from([(",", ":"), (", ", ": "), (",", ": ")]),
+    st.permutations(["v", "id", "op", "role", "section", "date", "text"]),
+    st.lists(
+        st.sampled_from(
+            [
+                "- Keep the bubble in. _(coder; incidents 2026-01-01)_",
+                "* Ask. _(coder; incidents 2026-01-02, 2026-01-03)_",
+            ]
+        ),
+        max_size=2,
+    ),
+)
+def test_an_archive_line_in_any_json_form_and_the_rule_lines_come_back_as_written(
+    text: str, ascii_only: bool, separators: tuple[str, str], order: list[str], rules: list[str]
+) -> None:
+    from rolebook.notebook.store.exchange import export_lines
+    from rolebook.notebook.store.layout import Layout
+
+    record = {**RECORD, "text": text or "x"}
+    raw = json.dumps({k: record[k] for k in order}, ensure_ascii=ascii_only, separators=separators).encode() + b"\n"
+    with tempfile.TemporaryDirectory() as folder:
+        layout = Layout.default(Path(folder))
+        layout.archive.mkdir(parents=True)
+        layout.archive_path("coder").write_bytes(raw)
+        path = Path(folder) / "e.jsonl"
+        lines = export_lines(layout, ["coder"], "0", "2026-01-01T00:00:00Z", [("coder", r) for r in rules])
+        path.write_text("".join(lines), encoding="utf-8")
+        bundle = read_export(path)
+    assert bundle.problems == [] and bundle.lines == {"coder": [raw]}
+    assert [(role, line) for _, role, line in bundle.rules] == [("coder", r) for r in rules]
+
+
+def test_bytes_beside_a_record_that_say_another_record_are_refused(tmp_path: Path) -> None:
+    other = json.dumps({**RECORD, "text": "not what the record says"}).encode() + b"\n"
+    count_true = json.dumps({**RECORD, "count": True}).encode() + b"\n"
+    source = export(
+        tmp_path / "e.jsonl",
+        {"archive": "coder", "record": {**RECORD, "text": "said"}, "raw_b64": base64.b64encode(other).decode()},
+        {"archive": "coder", "record": {**RECORD, "count": 1}, "raw_b64": base64.b64encode(count_true).decode()},
+        {"rule": "coder", "line": "not a rule"},
+        {"rule": "coder", "line": "- Ask. _(designer; incidents 2026-01-01)_"},
+    )
+    code, _, err = rb(tmp_path / "root", "import", "rolebook", str(source))
+    assert code == 2 and files(tmp_path / "root") == []
+    assert f"{source}:2: raw_b64 beside a record holds another record than it" in err
+    assert f"{source}:3: raw_b64 beside a record holds another record than it" in err
+    assert f"{source}:4: not a rule line" in err
+    assert f"{source}:5: a rule line of role 'designer' given for role 'coder'" in err
