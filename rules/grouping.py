@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from rolebook.notebook import InputError, NoMatch
-from rolebook.notebook.store import Index, Layout, check_role, origins, refresh
+from rolebook.notebook.store import Index, Layout, check_role, origins, refresh, waiting
 
 from . import ledger
 from .block import Rule, load, rule_text
@@ -234,6 +234,7 @@ def candidates(
             mine = [rule for rule in rules if rule.role == r]
             aliases = ledger.rule_aliases(index, r, mine)
             said = decisions(index, r)
+            held = waiting(layout, r)  # an entry that reads like an order: a rule only when a person says so
             for group in groups(ledger.mistakes_of(index, r), ledger.links(index, r), said.apart):
                 candidate = _candidate(r, group)
                 if len(candidate.dates) < min_dates or covered_by_rule(group, mine, same, aliases):
@@ -245,6 +246,8 @@ def candidates(
                 made = origins(index, candidate.members).values()
                 # a shared root's review is of copies from other roots: only imports stand out there
                 came = {o.foreign for o in made if o.foreign and not (min_repos and o.foreign == "another root")}
+                if any(m in held for m in candidate.members):
+                    came.add("an entry that reads like an order, not confirmed")
                 out.append(replace(candidate, foreign=tuple(sorted(x for x in came if x))))
     out.sort(key=lambda c: (-len(c.dates), -c.count, c.id))
     return out

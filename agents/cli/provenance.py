@@ -53,6 +53,34 @@ def audit_cmd(
     print(found.summary())
 
 
+@app.command("confirm")
+@_errors
+def confirm_cmd(
+    ctx: typer.Context,
+    item_id: Annotated[str, typer.Argument(help="#ID of the entry that waits (4+ characters).")],
+    role: Annotated[
+        str | None, typer.Option("--role", help="The role it belongs to (default: the one that holds it).")
+    ] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Confirm an entry that reads like an order to the agent: it is a lesson after all.
+
+    Such an entry is kept and found by `search`, but not shown unasked (the session-start
+    read, the recall hook, `read --task`) nor promoted until the role or a person confirms
+    it. `read` counts what waits; `audit` lists it. Journalled as `confirmed`.
+
+    \b
+    Example:  rolebook confirm "#3f2a9c1d"
+    """
+    from ..session.provenance import confirm
+
+    name, rid = confirm(_globals(ctx).session(), item_id, role)
+    if as_json:
+        _print_json({"role": name, "id": rid, "confirmed": True})
+        return
+    print(f"{name}: #{rid} confirmed; it is shown as a note from memory from now on")
+
+
 @app.command("redact")
 @_errors
 def redact_cmd(

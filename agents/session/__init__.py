@@ -26,6 +26,7 @@ from rolebook.notebook import Limits
 from rolebook.notebook.store import Layout, check_role
 from rolebook.rules import Judge, keyword_same_mistake
 
+from .provenance import unasked  # what reads like an order waits for a confirmation
 from .results import Recorded, Started
 from .review import Review
 
@@ -128,13 +129,12 @@ class Session(Review):
         The notebook always comes back: an over-long task is cut, never refused, and a
         search that fails (a read-only checkout, a broken index) is one warning.
         """
-        from rolebook.notebook.store import read_notebook
+        from rolebook.notebook.store import gated, read_notebook
         from rolebook.rules import instruction_files, with_drift
 
-        check_role(role)
-        read = read_notebook(self.layout, role, self.limits)
+        read = read_notebook(self.layout, check_role(role), self.limits)
         files = instruction_files(self.layout.root, self.rules_path, self.instructions)
-        read = with_drift(read, self.layout, role, files)
+        read = gated(with_drift(read, self.layout, role, files), self.layout)
         if task is None or not task.strip():
             return Started(read, None, None, budget)
         from rolebook.notebook.search import Query, SearchResult, task_hits
@@ -143,7 +143,7 @@ class Session(Review):
         # loads), then only the hits rolebook is sure of: this reaches the agent unasked
         query = Query(task, skip_active_of=role, limit=TASK_HITS, mode=self.mode)
         try:
-            found = task_hits(self.roots(), task, query, self.model)
+            found = unasked(self, task_hits(self.roots(), task, query, self.model))
         except Exception as exc:  # the notebook still comes back; the task part says why it is empty
             why = " ".join(str(exc).split())[:300] or exc.__class__.__name__
             found = SearchResult((), 0, (f"memories for the task were not searched: {why}",))
@@ -323,7 +323,7 @@ class Session(Review):
         if not self.layout.archive.exists() and not self.layout.memory.exists():
             return None
         roles = (check_role(role),) if role else ()
-        return recall(self.layout, self.roots(), roles, command, error, exit_code, session, control)
+        return unasked(self, recall(self.layout, self.roots(), roles, command, error, exit_code, session, control))
 
     def share(self, key: str, to: str | None = None) -> tuple[str, Shared]:
         """Copy the item whose id starts with `key` into a shared root (`to`, or the only

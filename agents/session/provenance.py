@@ -13,6 +13,7 @@ from rolebook.notebook import InputError
 from rolebook.notebook.store import check_role
 
 if TYPE_CHECKING:
+    from rolebook.notebook.search import SearchResult
     from rolebook.notebook.store import Audit, Redacted, Retired
 
     from . import Session
@@ -94,3 +95,51 @@ def redact(session: Session, key: str, part: str | None = None) -> Redacted:
     done = redact_item(session.layout, key, part, session.who, session.rules_path)
     refresh_alerts(session.layout, session.rules_path, done.role, min_dates=session.min_dates, same=session.recurrence)
     return done
+
+
+def unasked(session: Session, found: SearchResult | None) -> SearchResult | None:
+    """What a search found, without the items that read like orders and wait for
+    confirmation: the hits that reach an agent unasked (the recall hook, `read --task`)
+    never carry one; `search` still finds them."""
+    if found is None or not found.hits:
+        return found
+    from dataclasses import replace
+
+    from rolebook.notebook.store import waiting
+
+    layouts = dict(session.roots())
+    held: dict[tuple[str, str], dict[str, str]] = {}
+    kept = []
+    for hit in found.hits:
+        key = (hit.origin, hit.role)
+        if key not in held:
+            layout = layouts.get(hit.origin)
+            held[key] = waiting(layout, hit.role) if layout is not None else {}
+        if hit.id not in held[key]:
+            kept.append(hit)
+    if len(kept) == len(found.hits):
+        return found
+    return replace(found, hits=tuple(kept), total=found.total - (len(found.hits) - len(kept)))
+
+
+def confirm(session: Session, key: str, role: str | None = None) -> tuple[str, str]:
+    """Confirm the entry that reads like an order whose id starts with `key` (of `role`,
+    else of whichever role holds it): from now on it is shown unasked and may be
+    promoted. Returns (role, id).
+
+    Raises:
+        InputError: no entry waits with such an id, or several do.
+        ScopeError: a writer scoped to another role.
+    """
+    from rolebook.notebook.store import confirm as confirmed
+    from rolebook.notebook.store import waiting
+
+    prefix = key.strip().lstrip("#").lower()
+    roles = [check_role(role)] if role else session.layout.roles()
+    holding = [r for r in roles if prefix and any(i.startswith(prefix) for i in waiting(session.layout, r))]
+    if len(holding) > 1:
+        raise InputError(f"{key!r}: entries of {', '.join(holding)} wait with this id: give --role")
+    name = holding[0] if holding else (roles[0] if len(roles) == 1 else "")
+    if not name:
+        raise InputError(f"{key!r}: no entries that wait for confirmation have this id (`rolebook audit` lists them)")
+    return name, confirmed(session.layout, name, key, session.who)

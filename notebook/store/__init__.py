@@ -45,7 +45,7 @@ if TYPE_CHECKING:  # what type checkers see; at run time each name loads on firs
     )
     from .provenance.audit import Audit, AuditFilters, audit_writes
     from .provenance.cites import cite_label, cite_state, parse_cite
-    from .provenance.orders import flag_orders, reads_as_order
+    from .provenance.orders import confirm, flag_orders, gated, reads_as_order, waiting
     from .provenance.redaction import Redacted, redact_item
     from .read import MAX_ALERTS, ReadResult, extra_state, load_text, next_step, read_notebook, store_extra_alerts
     from .secrets import redact_value, redactions
@@ -117,7 +117,10 @@ _WHERE = {
     "cite_label": "provenance.cites",
     "cite_state": "provenance.cites",
     "parse_cite": "provenance.cites",
+    "confirm": "provenance.orders",
     "flag_orders": "provenance.orders",
+    "gated": "provenance.orders",
+    "waiting": "provenance.orders",
     "reads_as_order": "provenance.orders",
     "AuditFilters": "provenance.audit",
     "Audit": "provenance.audit",
@@ -178,6 +181,7 @@ __all__ = [
     "cite_label",
     "cite_state",
     "cited",
+    "confirm",
     "derive_ctx_hash",
     "diagnose",
     "export_lines",
@@ -185,6 +189,7 @@ __all__ = [
     "failure_id",
     "failure_item",
     "flag_orders",
+    "gated",
     "index_state",
     "inside",
     "keep",
@@ -222,6 +227,7 @@ __all__ = [
     "tidy_check",
     "transact",
     "update",
+    "waiting",
 ]
 
 

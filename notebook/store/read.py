@@ -38,6 +38,7 @@ STEPS = {
     ),
     "tidy": ("`rolebook tidy {role}` moves", "the next update moves"),
     "promote": ("`rolebook promote` reviews them", "the promote_review tool reviews them"),
+    "confirm": ("`rolebook confirm #{role}` shows it again", "a person confirms it with `rolebook confirm #{role}`"),
 }
 SURFACES = ("cli", "mcp")
 _STEP = re.compile(r"\{step:([a-z]+):([a-z0-9_-]*)\}")

@@ -120,7 +120,7 @@ def test_an_entry_that_reads_like_an_order_is_written_flagged_and_audit_shows_it
     assert code == 0 and "reads like an order" in err
     writes = json.loads(rb(tmp_path, "audit", "--json")[1])["writes"]
     assert [w["flag"] for w in writes] == ["order", "order"]
-    assert "[flagged: reads like an order]" in rb(tmp_path, "audit")[1]
+    assert rb(tmp_path, "audit")[1].count("[reads like an order: waits for confirmation, `rolebook confirm #") == 2
     code, _, err = rb(tmp_path, "update", "coder", "-l", "use ensure_single_shape() after compositing")
     assert code == 0 and "order" not in err
 

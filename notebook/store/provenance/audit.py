@@ -11,7 +11,7 @@ A record from before provenance had a source shows as `unknown`.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from ..index import ADAPTERS, Index, refresh
@@ -44,6 +44,7 @@ class Written:
     status: str
     last: str  # the archive's last word on it
     flag: str | None = None  # "order": it read like an order to the agent when written
+    waits: bool = False  # flagged, and not confirmed since: not shown unasked, not promoted
 
     @property
     def kind(self) -> str:
@@ -60,6 +61,8 @@ class Written:
         if len(text) > 120:
             text = text[:117] + "..."
         flagged = " [flagged: reads like an order]" if self.flag else ""
+        if self.waits:
+            flagged = f" [reads like an order: waits for confirmation, `rolebook confirm #{self.id}`]"
         return f"{self.at or self.date} {self.role}/{self.section} #{self.id} {who}: {text} [{self.status}]{flagged}"
 
     def to_dict(self) -> dict[str, Any]:
@@ -78,6 +81,7 @@ class Written:
             "status": self.status,
             "last": self.last,
             "flag": self.flag,
+            "waits_for_confirmation": self.waits,
         }
 
 
@@ -127,6 +131,10 @@ def audit_writes(layout: Layout, filters: AuditFilters, newest: int | None = Non
             for rid, role, op, source, by, session, at, last, section, date, text, status, flag in found
         ]
     rows.reverse()
+    from .orders import waiting
+
+    held = {role: waiting(layout, role) for role in {r.role for r in rows if r.flag}}
+    rows = [replace(r, waits=True) if r.flag and r.id in held[r.role] else r for r in rows]
     return Audit(rows, counts)
 
 
