@@ -61,6 +61,9 @@ def social_repo(root: Path) -> dict[str, str]:
     }
     for text in said.values():
         rb(root, "update", "social", "-l", text, "--date", "2026-03-01")
+    for w in json.loads(rb(root, "audit", "--role", "social", "--json")[1])["writes"]:
+        if w["waits_for_confirmation"]:  # "on every reply" reads like an order: the user asked for it
+            assert rb(root, "confirm", "#" + w["id"])[0] == 0
     git(root, "add", "-A")
     git(root, "commit", "-qm", "instructions and memory")
     (root / "src.txt").write_text("unrelated\n")
