@@ -15,7 +15,7 @@ from rolebook.notebook.display import shown
 from .app import JsonOpt, _errors, _globals, _print_json, app
 
 if TYPE_CHECKING:
-    from rolebook.rules import Candidate
+    from rolebook.rules import Candidate, Promotion
 
     from ..session import Session
 
@@ -107,6 +107,7 @@ def promote_cmd(
             print(shown(f"{decided.id} {decided.role}: {what}"))
         return
     skipped: list[Candidate] = []
+    reviewed: list[Promotion] = []
     if apply_id is not None:
         chosen = [(find_candidate(found, apply_id), text)]
     elif yes:  # a group none of whose incidents says what to do instead has no rule to write
@@ -127,7 +128,8 @@ def promote_cmd(
         _print_json({"rules_file": str(path), "candidates": [c.to_dict() for c in found], "rules": rules})
         return
     elif interactive if interactive is not None else sys.stdin.isatty():
-        chosen = _review(session, found)
+        chosen = []
+        reviewed = _review(session, found, path.name)
     else:
         for c in found:
             came = f" (incidents from {', '.join(c.foreign)}: only --apply promotes it)" if c.foreign else ""
@@ -138,7 +140,7 @@ def promote_cmd(
         then = f"`rolebook promote{' --shared' if shared else ''} --apply ID`, `--split ID`, `--skip ID` or `--yes`"
         print(f"{many}: {then}" if found else "nothing to promote")
         return
-    done = [session.promote(c, t) for c, t in chosen]
+    done = reviewed + [session.promote(c, t) for c, t in chosen]
     if as_json:
         _print_json(
             {
@@ -155,13 +157,7 @@ def promote_cmd(
             f'`rolebook promote --apply {c.id} --text "RULE"` promotes it in your words'
         )
     for p in done:
-        n = p.result.count("promoted")
-        print(
-            shown(
-                f"{p.rule.role}: promoted {p.rule.id} to {path.name}: {p.rule.text} "
-                f"({n} notebook {'entry' if n == 1 else 'entries'} archived as promoted)"
-            )
-        )
+        print(_promoted(p, path.name))
     if not done and not skipped:
         print("nothing promoted")
     elif shared:
@@ -169,30 +165,64 @@ def promote_cmd(
         print(f"{team}: agents read these rules when a project's CLAUDE.md or AGENTS.md imports them: {line}")
 
 
-def _review(session: Session, found: list[Candidate]) -> list[tuple[Candidate, str | None]]:
-    """Ask per candidate; split and skip are recorded at once, promotions returned."""
-    chosen: list[tuple[Candidate, str | None]] = []
+def _promoted(p: Promotion, where: str) -> str:
+    n = p.result.count("promoted")
+    return shown(
+        f"{p.rule.role}: promoted {p.rule.id} to {where}: {p.rule.text} "
+        f"({n} notebook {'entry' if n == 1 else 'entries'} archived as promoted)"
+    )
+
+
+def _review(session: Session, found: list[Candidate], where: str) -> list[Promotion]:
+    """Ask per candidate; every answer is applied as it is given (a promotion, a split, a
+    skip), so what was decided before a Ctrl-C (or the end of the input) is kept, and
+    said: exit 130 with what stands and what was not reviewed."""
+    done: list[Promotion] = []
+    kept: list[str] = []
     print("p promote · e edit the rule · x split (not one mistake) · s skip until it recurs · n next · q quit")
-    for n, c in enumerate(found, 1):
-        print(shown(f"[{n}/{len(found)}] {c.role}: {c.count} incidents on {len(c.dates)} dates ({', '.join(c.dates)})"))
-        for line in c.incident_lines():
-            print(f"  {shown(line)}")
-        print(f"  proposed rule:  {shown(_proposed(c))}")
-        answer = typer.prompt("  [p/e/x/s/n/q]", default="n").strip().lower()[:1]
-        if answer == "p" and c.instruction:
-            chosen.append((c, None))
-        elif answer in ("p", "e"):  # no instruction to propose: the reviewer writes the rule
-            said = typer.prompt("  rule text", default=c.rule().text if c.instruction else None)
-            chosen.append((c, said))
-        elif answer == "x":
-            session.split(c)
-            print("  split: these incidents will not be grouped together again")
-        elif answer == "s":
-            session.skip(c)
-            print("  skipped until a new incident joins it")
-        elif answer == "q":
-            break
-    return chosen
+    n = 0
+    try:
+        for n, c in enumerate(found, 1):
+            print(
+                shown(
+                    f"[{n}/{len(found)}] {c.role}: {c.count} incidents on {len(c.dates)} dates ({', '.join(c.dates)})"
+                )
+            )
+            for line in c.incident_lines():
+                print(f"  {shown(line)}")
+            print(f"  proposed rule:  {shown(_proposed(c))}")
+            answer = typer.prompt("  [p/e/x/s/n/q]", default="n").strip().lower()[:1]
+            said = None
+            if answer in ("p", "e") and not (answer == "p" and c.instruction):  # the reviewer writes the rule
+                said = typer.prompt("  rule text", default=c.rule().text if c.instruction else None)
+            if answer in ("p", "e"):
+                done.append(session.promote(c, said))
+                kept.append(f"promoted {done[-1].rule.id}")
+            elif answer == "x":
+                session.split(c)
+                kept.append(f"split {c.id}")
+                print("  split: these incidents will not be grouped together again")
+            elif answer == "s":
+                session.skip(c)
+                kept.append(f"skipped {c.id}")
+                print("  skipped until a new incident joins it")
+            elif answer == "q":
+                break
+    except (typer.Abort, KeyboardInterrupt, EOFError):
+        print()
+        for p in done:
+            print(_promoted(p, where))
+        left = len(found) - n + 1
+        stands = f"kept what was decided, each applied when answered: {', '.join(kept)}" if kept else "nothing decided"
+        sys.stderr.write(
+            shown(
+                f"rolebook: review interrupted at [{n}/{len(found)}]: {stands}; {left} candidate"
+                f"{'s' if left != 1 else ''} not reviewed: `rolebook promote` asks again"
+            )
+            + "\n"
+        )
+        raise typer.Exit(130) from None
+    return done
 
 
 def _proposed(c: Candidate) -> str:

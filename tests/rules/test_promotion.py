@@ -459,3 +459,35 @@ def test_a_promotion_cut_short_before_its_line_is_finished_once_and_a_later_dele
     claude.write_text(claude.read_text(encoding="utf-8").replace(rule["line"] + "\n", ""), encoding="utf-8")
     assert rb(tmp_path, "promote", "--yes")[1] == "nothing promoted\n"
     assert "no rules" in rb(tmp_path, "rules")[1]
+
+
+def test_an_interrupted_review_keeps_what_was_decided_and_says_so(tmp_path: Path) -> None:
+    three_incidents(tmp_path)
+    for date in ("2026-01-10", "2026-02-10", "2026-03-10"):
+        rb(
+            tmp_path,
+            "update",
+            "coder",
+            "-m",
+            "ran the migration against production; use the staging database",
+            "--date",
+            date,
+        )
+    for date in ("2026-01-11", "2026-02-11", "2026-03-11"):
+        rb(tmp_path, "update", "qa", "-m", "the upload suite flaked; retry it once before reporting", "--date", date)
+    found = json.loads(rb(tmp_path, "promote", "--json")[1])["candidates"]
+    assert len(found) == 3
+    # the first promoted, the second skipped, then the input ends (as Ctrl-C at the prompt does: click aborts)
+    code, out, err = rb(tmp_path, "promote", "--interactive", input="p\ns\n")
+    assert code == 130 and "Aborted!" not in out + err
+    (rule,) = json.loads(rb(tmp_path, "rules", "--json")[1])["rules"]
+    assert rule["role"] == found[0]["role"] and f"promoted {rule['id']} to CLAUDE.md" in out
+    assert err == (
+        f"rolebook: review interrupted at [3/3]: kept what was decided, each applied when answered: "
+        f"promoted {rule['id']}, skipped {found[1]['id']}; 1 candidate not reviewed: `rolebook promote` asks again\n"
+    )
+    # what was kept stands: the next review asks only about the one not reviewed
+    (left,) = json.loads(rb(tmp_path, "promote", "--json")[1])["candidates"]
+    assert left["id"] == found[2]["id"]
+    code, _, err = rb(tmp_path, "promote", "--interactive", input="")
+    assert code == 130 and "nothing decided; 1 candidate not reviewed" in err
