@@ -21,7 +21,7 @@ import pytest
 from rolebook.agents import meaning
 from rolebook.agents.config import load_config
 from rolebook.agents.session import open_session
-from rolebook.notebook.search import bounded, failure_of, semantic, sure_hits
+from rolebook.notebook.search import Near, bounded, failure_of, semantic, sure_hits
 from rolebook.notebook.store import Layout
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -124,9 +124,21 @@ def test_on_the_paraphrasing_hands_held_out_failures_the_lent_model_lifts_hit_an
     ids = remember(short_root, rows("lessons.jsonl"))
     layout = Layout.default(short_root)
     model = os.environ["ROLEBOOK_MODEL"]
+    # The figure, not the time: the lender embeds lessons for WARM_FIRST_SECONDS before it
+    # listens (the rest count 0.0 beyond EMBED_AT_MOST an answer), and an answer later
+    # than the wait is decided by keywords; on a loaded machine either cut the hit rate
+    # (0.377 < 0.43). Every lesson gets its vector first, and every answer is awaited.
+    assert Near(layout, semantic.load(model)).warm(float("inf"))
     threading.Thread(target=meaning._serve, args=(layout, model, 0.0), daemon=True).start()
     wait_for_socket(layout.derived)
-    lent = partial(meaning.nearness, layout.derived, seconds=5.0)  # a loaded CI machine: the figure, not the time
+    unanswered = []
+
+    def lent(text: str, lessons: dict[str, str]) -> dict[str, float] | None:
+        cosines = meaning.nearness(layout.derived, text, lessons, seconds=120.0)
+        if cosines is None:
+            unanswered.append(text)
+        return cosines
+
     picks = []
     for case in rows("failures.jsonl"):
         if case["split"] != "held-out":
@@ -136,6 +148,7 @@ def test_on_the_paraphrasing_hands_held_out_failures_the_lent_model_lifts_hit_an
             [("", layout)], failure_of(case["command"], bounded(output), case["exit_code"]), nearness=lent
         )
         picks.append((set(case["relevant"]), [ids.get(h.id, "?") for h in found.hits]))
+    assert unanswered == []  # each decision was the lent model's, not keywords' for want of an answer
     hit, precision, silence = tally(picks)
     print(f"c held-out with the lent model: hit {hit:.3f}, precision {precision:.3f}, silence {silence:.3f}")
     assert hit >= 0.43
@@ -167,9 +180,12 @@ def test_the_installed_hook_asks_the_sessions_mcp_server_and_is_silent_without_i
         return done.stdout
 
     assert hook() == ""  # no MCP server: keywords alone, silent
+    # the lessons have their vectors before the server starts: its first warming is 60 s at
+    # most, and on a loaded machine the rest were embedded as asked, past the hook's wait
+    assert Near(Layout.default(short_root), semantic.load(os.environ["ROLEBOOK_MODEL"])).warm(float("inf"))
     with lending(ROLEBOOK, short_root):
         # the hook waits ANSWER_SECONDS, then decides by keywords: on a loaded machine, ask again
-        shown = next((out for out in (hook() for _ in range(3)) if out), "")
+        shown = next((out for out in (hook() for _ in range(5)) if out), "")
     assert lesson[:40] in json.loads(shown)["hookSpecificOutput"]["additionalContext"]
 
 
@@ -225,7 +241,7 @@ def test_a_shared_roots_lessons_have_their_vectors_in_the_lender(team_root: tupl
     app, ids = team_root
     knowledge = Layout.default(app.parent / "knowledge")
     lender = meaning.Lender(Layout.default(app), os.environ["ROLEBOOK_MODEL"], [knowledge])
-    assert lender.warm(120.0)
+    assert lender.warm(float("inf"))  # every vector, however busy the machine: what is kept, not how fast
     text_of = {x["id"]: x["text"] for x in rows("lessons.jsonl")}
     wanted = {record: text_of[lesson] for record, lesson in ids.items() if lesson in text_of}
     assert len(wanted) == 270
@@ -247,9 +263,14 @@ def test_the_lent_model_recalls_a_shared_roots_lesson_said_in_other_words(
     failure = failure_of(case["command"], case["stderr"] + case["stdout"], case["exit_code"])
     session = open_session(load_config(app))
     assert sure_hits(session.roots(), failure).hits == ()
+    # the team's lessons have their vectors before the lender starts: its first warming is
+    # 60 s at most, which a loaded machine can spend before reaching the lesson wanted
+    assert Near(Layout.default(app.parent / "knowledge"), semantic.load(os.environ["ROLEBOOK_MODEL"])).warm(
+        float("inf")
+    )
     thread = meaning.lend(app)
     assert thread is not None
     wait_for_socket(Layout.default(app).derived)
-    lent = partial(meaning.nearness, Layout.default(app).derived, seconds=5.0)
+    lent = partial(meaning.nearness, Layout.default(app).derived, seconds=120.0)  # awaited: the answer, not its time
     shown = sure_hits(session.roots(), failure, nearness=lent).hits
     assert [(ids.get(h.id), h.origin) for h in shown] == [("lc021", "team")]
