@@ -51,6 +51,10 @@ def _no_ambient_rolebook_env(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: 
     # tests never download: a model's weights come from a package or a folder, or not at all
     monkeypatch.setenv("ROLEBOOK_OFFLINE", "1")
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.getbasetemp() / "cache"))
+    # a search by meaning embeds every record before it answers: under the default budget
+    # (2 s) a loaded machine embeds fewer, finds the rest by keywords, and a quality figure
+    # moves with the load; the budget's own tests set theirs (tests/.../test_embedding_budget.py)
+    monkeypatch.setenv("ROLEBOOK_EMBED_SECONDS", "inf")
 
 
 def _corpus(*parts: str) -> Path:
