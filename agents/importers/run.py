@@ -188,7 +188,9 @@ class _Tally:
         self._ids: dict[str, list[tuple[str, str]]] = {}  # role -> (id, kind) waiting for `known`
 
     def add(self, item: Item) -> None:
-        clean, found = redact_value([item.text, dict(item.fields)])
+        # the key (a source record's JSON, the import's identity) too: it holds what the text held
+        clean, found = redact_value([item.text, dict(item.fields), item.key])
+        item = replace(item, key=clean[2])  # the id the write gives it: the dry run counts the same
         self.redacted += [k for k in found if k not in self.redacted]
         name = self.role or item.role
         if name is None:
