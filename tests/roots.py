@@ -74,6 +74,24 @@ def wait_for_socket(derived: Path, seconds: float = 120.0) -> Path:
     raise AssertionError(f"no lender's socket in {derived} after {seconds} s")
 
 
+#: An MCP client's first request (what `rolebook mcp` answers before it lends its model).
+INITIALIZE = (
+    json.dumps(
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-06-18",
+                "capabilities": {},
+                "clientInfo": {"name": "t", "version": "0"},
+            },
+        }
+    )
+    + "\n"
+).encode("utf-8")
+
+
 @contextlib.contextmanager
 def lending(rolebook: str, root: Path) -> Iterator[Path]:
     """`rolebook mcp` running for the project at `root` (the installed command `rolebook`),
@@ -85,6 +103,10 @@ def lending(rolebook: str, root: Path) -> Iterator[Path]:
         stderr=subprocess.DEVNULL,
     )
     try:
+        # it lends once it has answered a client's first request, as every client makes one
+        assert server.stdin is not None
+        server.stdin.write(INITIALIZE)
+        server.stdin.flush()
         yield wait_for_socket(root / "agents" / "state" / ".rolebook")
     finally:
         assert server.stdin is not None
