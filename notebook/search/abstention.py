@@ -64,13 +64,12 @@ MAX_SHOWN = 2
 #: (weight 5 a hit higher by one failure of 221, precision 4 points lower).
 MEANING_WEIGHT = 15.0
 MEANING_NEEDED = 15.2
-#: `read --task`: the keyword strength a task hit needs (a task is short: fewer words to
-#: share), or the score by meaning (hybrid or semantic) it needs instead; at most
-#: TASK_SHOWN are shown. Fitted on the fit queries of tests/fixtures/retrieval_heldout
+#: `read --task`: the keyword strength a task hit needs to be marked strong (a task is
+#: short: fewer words to share), or the score by meaning (hybrid or semantic) it needs
+#: instead. Fitted on the fit queries of tests/fixtures/retrieval_heldout
 #: asked with their answers in memory and with them taken out (tests/bench/bench_task.py).
 TASK_THRESHOLD = 2.4
 MEANING_THRESHOLD = 0.92
-TASK_SHOWN = 3
 #: the lessons scored for a failure: the best by BM25 on its rarest words
 CANDIDATES = 30
 QUERY_WORDS = 16
@@ -252,8 +251,10 @@ def sure_hits(
 
 def task_hits(roots: list[tuple[str, Layout]], task: str, query: Query, model: str | None = None) -> SearchResult:
     """`read --task`: what `search` finds for the task, in the query's mode (None: hybrid
-    when the semantic extra loads), keeping only the hits the decision is sure of: none
-    most of the time, and then no task section at all."""
+    when the semantic extra loads), in its order: the agent asked for these. The hits the
+    decision is sure of are marked `strong` (the recall hook's keyword evidence past
+    TASK_THRESHOLD, or a score by meaning past MEANING_THRESHOLD); the budget is the
+    renderer's."""
     from . import semantic
     from .retrieval import search_roots
 
@@ -262,11 +263,12 @@ def task_hits(roots: list[tuple[str, Layout]], task: str, query: Query, model: s
         return found
     meaning = query.mode != "keyword" and semantic.available() and semantic.load(model) is not None
     sure, _ = evidence(roots, task_of(task), query.roles)
-    strong = {e.hit.id: TASK_DECISION.strength(e) for e in sure}
-    kept = tuple(
-        h for h in found.hits if strong.get(h.id, 0.0) >= TASK_THRESHOLD or (meaning and h.score >= MEANING_THRESHOLD)
-    )[:TASK_SHOWN]
-    return SearchResult(kept, len(kept), found.warnings)
+    strength = {e.hit.id: TASK_DECISION.strength(e) for e in sure}
+    hits = tuple(
+        replace(h, strong=strength.get(h.id, 0.0) >= TASK_THRESHOLD or (meaning and h.score >= MEANING_THRESHOLD))
+        for h in found.hits
+    )
+    return SearchResult(hits, len(hits), found.warnings)
 
 
 def evidence(

@@ -30,6 +30,8 @@ class Hit:
     trials: int | None = None
     record: dict[str, Any] | None = None
     origin: str = ""  # the shared root it came from ("": this root)
+    #: `read --task`: the decision is sure this hit is about the task (marked in its line)
+    strong: bool = False
 
     def line(self, width: int | None = None) -> str:
         """`[date] role/section: text (xN) #id`, on one line, every field shown escaped
@@ -48,6 +50,8 @@ class Hit:
         status = "" if self.status in ("active", "archived") else f" [{shown(self.status)}]"
         if self.imported:
             status += f" [imported: {shown(self.imported)}]"
+        if self.strong:
+            status += " [strong match]"
         where = f"{shown(self.origin)}:" if self.origin else ""
         return f"[{shown(self.date)}] {where}{shown(self.role)}/{shown(self.section)}: {text}{status} #{shown(self.id)}"
 
@@ -78,6 +82,8 @@ class Hit:
             out["imported"] = self.imported
         if self.record:
             out["record"] = self.record
+        if self.strong:
+            out["strong"] = True
         return out
 
 

@@ -110,14 +110,30 @@ def test_read_task_adds_relevant_memory_but_not_what_the_notebook_shows(tmp_path
     assert "EACCES" not in hits
 
 
-def test_read_task_shows_no_task_section_when_no_memory_is_surely_about_the_task(tmp_path: Path) -> None:
-    """A weak match (a word or two in common) is not said unasked: not even a "no match" line."""
+def test_read_task_gives_what_search_ranks_for_the_task_and_marks_only_the_strong_hits(tmp_path: Path) -> None:
+    """The agent asked: a lesson sharing a few words with the task comes back (as `search`
+    ranks it), unmarked; the one surely about the task is marked strong."""
     seeded(tmp_path)
     rb(tmp_path, "update", "devops", "-l", "npm ci in CI needs the cache key to include the lockfile hash")
     code, out, _ = rb(tmp_path, "read", "coder", "--task", "fix the npm install in CI")
-    assert code == 0 and "for this task" not in out and "devops" not in out
-    code, task_only, _ = rb(tmp_path, "read", "coder")
-    assert out == task_only  # the notebook and its alerts, byte for byte as without a task
+    searched = rb(tmp_path, "search", "fix the npm install in CI", "--json")[1]
+    first = json.loads(searched)["hits"][0]
+    assert code == 0 and first["role"] == "devops"
+    weak = f"devops/learnings: npm ci in CI needs the cache key to include the lockfile hash #{first['id']}"
+    assert weak in out.splitlines()[-1]
+    sure = rb(tmp_path, "read", "coder", "--task", "the npm ci cache key in CI ignores the lockfile hash")[1]
+    assert sure.splitlines()[-1].endswith(f"lockfile hash [strong match] #{first['id']}")
+    task = json.loads(
+        rb(tmp_path, "read", "coder", "--task", "the npm ci cache key in CI ignores the lockfile hash", "--json")[1]
+    )["task"]
+    assert [h.get("strong", False) for h in task["hits"]] == [True]
+
+
+def test_read_task_with_nothing_in_memory_for_it_adds_no_task_section(tmp_path: Path) -> None:
+    seeded(tmp_path)
+    code, out, _ = rb(tmp_path, "read", "coder", "--task", "rotate the kubernetes secrets quarterly")
+    assert code == 0 and "for this task" not in out
+    assert out == rb(tmp_path, "read", "coder")[1]  # the notebook and its alerts, byte for byte as without a task
 
 
 def test_doctor_on_a_healthy_root_exits_0(tmp_path: Path) -> None:

@@ -398,7 +398,9 @@ def test_read_task_searches_by_meaning_where_the_extra_loads_as_search_does(tmp_
     rb(tmp_path, "update", "reviewer", "-f", "Smaller pull requests, please.")
     rb(tmp_path, "update", "devops", "-l", "npm ci in CI needs the cache key to include the lockfile hash")
     code, out, _ = rb(tmp_path, "read", "coder", "--task", "please send smaller pull requests")
-    assert code == 0 and "reviewer/feedback: Smaller pull requests, please." in out and "npm" not in out
+    task = out.splitlines()[-2:]  # search's order: the feedback by meaning first, then the npm lesson
+    assert code == 0 and "reviewer/feedback: Smaller pull requests, please. [strong match] #" in task[0]
+    assert "devops/learnings: npm ci" in task[1] and "[strong match]" not in task[1]
     assert list((tmp_path / "agents/state/.rolebook").rglob("*.f32"))
     keyword = tmp_path / "keyword"
     keyword.mkdir()
