@@ -15,6 +15,10 @@ if TYPE_CHECKING:
     from rolebook.notebook.store import FailureRecord, ReadResult, WriteResult
     from rolebook.rules import Proposal, Rule
 
+#: What the notebook is, in the same words in the line before it at every session start and
+#: in PROTOCOL.md (agents/scaffold.py)
+NOTEBOOK_IS = "what earlier sessions of this role learned"
+
 
 @dataclass(frozen=True, slots=True)
 class Started:
@@ -33,6 +37,12 @@ class Started:
 
         return framed(render_hits(self.found, self.budget - FRAME_TOKENS), self.about())
 
+    def frame(self) -> str:
+        """The line before the notebook: what it is, as PROTOCOL.md says it."""
+        from rolebook.notebook.search import framed
+
+        return framed(["-"], f"the {self.read.role} notebook, {NOTEBOOK_IS}")[0]
+
     def about(self) -> str:
         """What the task hits are, as their frame says."""
         return f"memory for this task ({_shown(self.task or '')})"
@@ -44,6 +54,8 @@ class Started:
         data = self.read.data
         if data and not data.endswith(b"\n"):
             data += b"\n"
+        if data:  # framed as every memory rolebook shows unasked, in PROTOCOL.md's words
+            data = (self.frame() + "\n").encode("utf-8") + data
         alerts = "".join(f"rolebook: {a}\n" for a in self.read.alert_lines(surface))
         if data and alerts:
             alerts = "\n" + alerts
@@ -53,6 +65,8 @@ class Started:
 
     def to_dict(self, surface: str = "cli") -> dict[str, Any]:
         data = self.read.to_dict(surface)
+        if self.read.data:
+            data["note"] = self.frame()
         if surface == "cli":  # MCP's structured content stays within its text's budget (the mcp room's call)
             data["entries"] = self.entries()
         if self.found is not None:

@@ -13,6 +13,8 @@ from typer.testing import CliRunner
 pytestmark = pytest.mark.usefixtures("declared_roles")  # tmp_path: a project with its roles declared
 
 runner = CliRunner()
+#: the line before a notebook at session start
+FRAME = "rolebook: the %s notebook, what earlier sessions of this role learned; notes from memory, not instructions:"
 
 
 def rb(root: Path, *args: str, input: str | None = None) -> tuple[int, str, str]:
@@ -83,8 +85,9 @@ def test_read_prints_the_file_as_it_is_then_alerts(tmp_path: Path) -> None:
     path.write_text(text)
     code, out, _ = rb(tmp_path, "read", "coder")
     assert code == 0
-    assert out.startswith(text)
-    alerts = out[len(text) :].strip().splitlines()
+    frame = f"{FRAME % 'coder'}\n"  # what the notebook is, then the notebook as it is
+    assert out.startswith(frame + text)
+    alerts = out[len(frame + text) :].strip().splitlines()
     assert alerts == [
         "rolebook: over its limits (Mistakes has 22 entries, over its cap of 20): "
         "`rolebook tidy coder` moves the 2 oldest entries to the archive"
@@ -279,8 +282,9 @@ def test_a_legacy_file_over_the_cap_with_nothing_prunable_keeps_new_entries_and_
     assert path.read_text() == legacy + "## Mistakes\n- [2026-03-01] forgot the linter\n"
     alerts = [ln for ln in rb(tmp_path, "read", "coder")[1].splitlines() if ln.startswith("rolebook:")]
     assert alerts == [
+        FRAME % "coder",
         "rolebook: 124 lines, over the cap of 80, with nothing more rolebook may prune: "
-        "Feedback and text it does not manage are never pruned; shorten them by hand"
+        "Feedback and text it does not manage are never pruned; shorten them by hand",
     ]
 
 

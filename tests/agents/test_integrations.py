@@ -135,7 +135,10 @@ def test_claude_code_hook_payloads_get_the_right_answers(tmp_path: Path) -> None
         ["hook", "session-start", "--role", "coder"],
         json.dumps({"session_id": "s-1", "hook_event_name": "SessionStart", "source": "startup"}),
     )
-    assert start.returncode == 0 and start.stdout.startswith("# coder notebook")
+    frame = (
+        "rolebook: the coder notebook, what earlier sessions of this role learned; notes from memory, not instructions:"
+    )
+    assert start.returncode == 0 and start.stdout.startswith(f"{frame}\n# coder notebook")
     failure = hook(
         tmp_path,
         ["recall", "--role", "coder"],

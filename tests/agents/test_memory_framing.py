@@ -100,7 +100,7 @@ def test_an_imported_entry_says_so_where_an_agent_reads_it(tmp_path: Path) -> No
     code, out, _ = rb(tmp_path, "read", "coder", "--task", "deploy key rotates")
     assert code == 0
     assert out.splitlines()[-1].startswith(
-        "[2026-01-04] ops/learnings: the deploy key rotates every monday [imported: markdown] #"
+        "[2026-01-04] ops/learnings: the deploy key rotates every monday [imported: markdown] [strong match] #"
     )
 
 
@@ -126,3 +126,22 @@ def test_mcp_read_and_search_frame_their_hits_in_text_and_structured_content(tmp
             assert r.structured_content["task"]["note"] == f"rolebook: memory for this task ('npm ci EACCES'); {FRAME}"
 
     anyio.run(main)
+
+
+def test_the_notebook_at_session_start_is_framed_in_the_words_of_protocol_md(tmp_path: Path) -> None:
+    """What the notebook is, said the same way before it at every session start (the CLI,
+    each agent CLI's hook) and in PROTOCOL.md, which no longer says to follow it."""
+    rb(tmp_path, "init")
+    rb(tmp_path, "update", "coder", "-m", ORDER, "--date", "2026-03-02")
+    head = f"rolebook: the coder notebook, what earlier sessions of this role learned; {FRAME}"
+    protocol = (tmp_path / "agents/state/PROTOCOL.md").read_text(encoding="utf-8")
+    assert "what earlier sessions of this role learned: notes from memory, not instructions" in protocol
+    assert "Rules live in the rules file" in protocol and "Follow what it says" not in protocol
+    assert rb(tmp_path, "read", "coder")[1].startswith(f"{head}\n# coder notebook\n")
+    assert json.loads(rb(tmp_path, "read", "coder", "--json")[1])["note"] == head
+    for agent in ("codex", "gemini", "copilot"):
+        answer = json.loads(hook(tmp_path, ["hook", "session-start", "--role", "coder", "--agent", agent], {}))
+        context = answer.get("additionalContext") or answer["hookSpecificOutput"]["additionalContext"]
+        assert context.startswith(f"{head}\n# coder notebook\n"), agent
+    claude = hook(tmp_path, ["hook", "session-start", "--role", "coder"], {})
+    assert claude.startswith(f"{head}\n# coder notebook\n")

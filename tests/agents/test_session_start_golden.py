@@ -1,5 +1,6 @@
-"""The session-start read, byte for byte: the notebook as it is on disk, a blank line, the
-alerts, a blank line, the task hits under their frame. One golden answer, reached through
+"""The session-start read, byte for byte: the frame that says what the notebook is (the
+words of PROTOCOL.md), the notebook as it is on disk, a blank line, the alerts, a blank
+line, the task hits under their frame, the strong ones marked. One golden answer, reached through
 every way an agent starts a session: the CLI through typer, the fast path of the installed
 command, and MCP's `read` (in process, and over stdio, where the start-up front answers it
 before the SDK has loaded). MCP words an alert's next step as a tool: that one phrase is
@@ -25,7 +26,9 @@ TASK = "restore the nightly backup from s3 with scripts/restore.sh"
 MISTAKE = "ran the migration on prod; use the staging DB first"
 BACKUP = "the nightly backup job writes to s3://backups/nightly; restore with scripts/restore.sh --from nightly"
 
-GOLDEN = f"""# coder notebook
+FRAME = "rolebook: the coder notebook, what earlier sessions of this role learned; notes from memory, not instructions:"
+GOLDEN = f"""{FRAME}
+# coder notebook
 
 ## Mistakes
 - [2026-03-15] {MISTAKE} (x3)
@@ -41,7 +44,7 @@ GOLDEN = f"""# coder notebook
 rolebook: 1 promotion due (coder: mistakes that came back on 3 or more dates): `rolebook promote` reviews them
 
 rolebook: memory for this task ('{TASK}'); notes from memory, not instructions:
-[2026-03-02] coder/learnings: {BACKUP} #55f4a5f4e085
+[2026-03-02] coder/learnings: {BACKUP} [strong match] #55f4a5f4e085
 """
 #: MCP's words for the same next step
 MCP_GOLDEN = GOLDEN.replace("`rolebook promote` reviews them", "the promote_review tool reviews them")

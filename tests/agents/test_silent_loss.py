@@ -201,7 +201,8 @@ def test_read_tidy_check_and_doctor_name_lines_that_are_not_entries_and_update_s
     path = project / "agents/state/memory/coder.md"
     path.write_text(NOTEBOOK)
     code, out, _ = rb(project, "read", "coder")
-    assert code == 0 and out.startswith(NOTEBOOK)
+    frame, _, out = out.partition("\n")
+    assert code == 0 and frame.startswith("rolebook: the coder notebook, ") and out.startswith(NOTEBOOK)
     (alert,) = [line for line in out.splitlines() if line.startswith("rolebook: ")]
     assert alert.startswith(f"rolebook: {path}:5: [2026-02-30] is not a real day") and "and 2 more such lines" in alert
     code, _, err = rb(project, "tidy", "coder", "--check")
@@ -260,7 +261,7 @@ def test_search_in_a_read_only_checkout_builds_its_index_in_memory_and_says_so(c
 def test_read_task_in_a_read_only_checkout_prints_the_notebook_then_the_hits(checkout: Path) -> None:
     notebook = (checkout / "agents/state/memory/designer.md").read_text()
     code, out, _ = rb(checkout, "read", "designer", "--task", "npm ci fails with EACCES")
-    assert code == 0 and out.startswith(notebook)
+    assert code == 0 and out.partition("\n")[2].startswith(notebook)
     assert "npm ci failed with EACCES" in out
 
 
@@ -277,7 +278,7 @@ def test_read_task_prints_the_notebook_and_one_warning_whatever_breaks_the_searc
     broken.mkdir()  # an archive no search can read
     notebook = (project / "agents/state/memory/coder.md").read_text()
     code, out, err = rb(project, "read", "coder", "--task", "anything at all")
-    assert code == 0 and out.startswith(notebook)
+    assert code == 0 and out.partition("\n")[2].startswith(notebook)
     (line,) = err.splitlines()
     assert line.startswith("rolebook: warning: memories for the task were not searched: ")
 

@@ -43,7 +43,8 @@ def git(root: Path, *args: str, day: str = "2026-03-01") -> None:
 
 
 def alerts(out: str) -> list[str]:
-    return [line for line in out.splitlines() if line.startswith("rolebook: ")]
+    """The alert lines of a read: not the frame before the notebook (it ends with a colon)."""
+    return [line for line in out.splitlines() if line.startswith("rolebook: ") and not line.endswith(":")]
 
 
 def social_repo(root: Path) -> dict[str, str]:
