@@ -92,6 +92,8 @@ def role_stats(
     recurrences: Counter[str] = Counter()
     promoted_at: dict[str, int] = {}  # rule id -> position of its promotion in the journal
     written_at: dict[str, tuple[int, str]] = {}  # mistake id -> (position, text), for violations
+    again: set[str] = set()  # mistakes `update` found recurring
+    confirmed: set[str] = set()  # mistakes their writer linked to an earlier one
     for n, (_, _, item) in enumerate(read_records(layout.archive_path(role))):
         if not isinstance(item, ArchiveRecord):
             out.malformed += 1
@@ -104,6 +106,13 @@ def role_stats(
             written_at[item.id] = (n, item.text)
             if item.extra.get("recurs"):
                 recurrences[week(item.date)] += 1
+                again.add(item.id)
+        elif item.op == "linked" and item.section == "review" and isinstance(item.extra.get("entry"), str):
+            confirmed.add(item.extra["entry"])  # `update --same-as`: a writer said it recurs
+    # a recurrence its writer confirmed counts as one, in the week it was written, once
+    for mid in confirmed - again:
+        if mid in seen_mistakes:
+            recurrences[week(seen_mistakes[mid])] += 1
     out.ops = dict(sorted(ops.items()))
     per_week = Counter(week(d) for d in seen_mistakes.values())
     out.mistakes_per_week = dict(sorted(per_week.items()))

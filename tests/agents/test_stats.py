@@ -114,3 +114,19 @@ def test_mistakes_written_before_their_rule_was_promoted_are_no_violations_of_it
     code, out, err = rb(tmp_path, "stats", "coder", "--json")
     assert code == 0, err
     assert json.loads(out)["roles"][0]["violations"] == 1
+
+
+def test_a_recurrence_confirmed_with_same_as_counts_as_a_recurrence_not_a_new_mistake(tmp_path: Path) -> None:
+    first = "the CI cache key ignored the lockfile; hash package-lock.json into the key"
+    code, out, _ = rb(tmp_path, "update", "coder", "-m", first, "--date", "2026-03-02", "--json")
+    earlier = json.loads(out)["added"][0]["id"]
+    other = "stale node_modules restored in CI because the cache did not follow the lock file"
+    # the documented way: update says it looks like an earlier one; the same update with --same-as counts it
+    assert rb(tmp_path, "update", "coder", "-m", other, "--date", "2026-03-10")[0] == 0
+    code, out, _ = rb(tmp_path, "update", "coder", "-m", other, "--date", "2026-03-10", "--same-as", earlier)
+    assert code == 0 and "confirmed" in out
+    # written again in the same words: update finds it recurring on its own, and it is counted once
+    assert rb(tmp_path, "update", "coder", "-m", other + " again", "--date", "2026-03-17")[0] == 0
+    (coder,) = json.loads(rb(tmp_path, "stats", "coder", "--json")[1])["roles"]
+    assert coder["mistakes_per_week"] == {"2026-W10": 1, "2026-W11": 1, "2026-W12": 1}
+    assert coder["recurrences_per_week"] == {"2026-W11": 1, "2026-W12": 1}
