@@ -92,7 +92,8 @@ def redact(session: Session, key: str, part: str | None = None) -> Redacted:
     from rolebook.notebook.store import redact_item
     from rolebook.rules import refresh_alerts
 
-    done = redact_item(session.layout, key, part, session.who, session.rules_path)
+    shared = tuple((name, other.layout) for name, other in session.shared)  # where a copy may have gone
+    done = redact_item(session.layout, key, part, session.who, session.rules_path, shared)
     refresh_alerts(session.layout, session.rules_path, done.role, min_dates=session.min_dates, same=session.recurrence)
     return done
 

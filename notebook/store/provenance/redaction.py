@@ -20,7 +20,7 @@ import contextlib
 import json
 import os
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +37,13 @@ from .marks import PLACEHOLDER, Mark, Marks, marks_in, scrub
 
 #: A part shorter than this would match unrelated text across the root.
 MIN_PART = 6
+#: The fields of a record that say where it came from, not what it said: a whole-item
+#: redact keeps them and takes every other field's text out (an import's description,
+#: its original frontmatter and body).
+_KEEP = frozenset(
+    "v id op role section date count at by session source origin type category flag file tags undated of "
+    "replaced_by hash length part outcome ctx_hash cite failure".split()
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,9 +73,17 @@ class Redacted:
         }
 
 
-def redact_item(layout: Layout, key: str, part: str | None, writer: Writer, rules_path: Path | None) -> Redacted:
+def redact_item(
+    layout: Layout,
+    key: str,
+    part: str | None,
+    writer: Writer,
+    rules_path: Path | None,
+    shared: tuple[tuple[str, Layout], ...] = (),
+) -> Redacted:
     """Take the text of the item whose id starts with `key` (or only `part` of it) out of
-    every file under the root.
+    every file under the root, and out of the `shared` roots (name, layout) a copy went to
+    (their files are listed as `name:path`).
 
     Raises:
         NoMatch: no item has that id. InputError: an ambiguous id, a part the item does
@@ -84,7 +99,7 @@ def redact_item(layout: Layout, key: str, part: str | None, writer: Writer, rule
     if part is not None:
         if len(part) < MIN_PART:
             raise InputError(f"--text {part!r} is under {MIN_PART} characters: it would match unrelated text")
-        if part not in text:
+        if part not in text and part not in json.dumps(item, ensure_ascii=False):  # its context, say
             raise InputError(f"#{rid} does not hold the text given (it says: {text[:80]!r})")
         removed = part
     else:
@@ -92,8 +107,50 @@ def redact_item(layout: Layout, key: str, part: str | None, writer: Writer, rule
     if not removed.strip() or removed == PLACEHOLDER:
         raise InputError(f"#{rid} has no text left to redact")
     mark = Mark.of(removed)
+    also = _leaves(item, removed) if part is None else []
     with role_lock(layout.lock_path(role)), role_lock(layout.rules_lock):
-        return _rewrite(layout, item, removed, mark, whole=part is None, writer=writer, rules_path=rules_path)
+        done = _rewrite(layout, item, removed, mark, part is None, writer, rules_path, also)
+    files = list(done.files)
+    for name, other in shared:  # a copy `share` made (by hand, or as a mistake was written)
+        copy = _copy_in(other, removed)
+        if copy is None:
+            continue
+        with role_lock(other.lock_path(str(copy["role"]))):
+            there = _rewrite(other, copy, removed, mark, copy["text"] == removed, writer, None, also)
+        files += [f"{name}:{f}" for f in there.files]
+    return replace(done, files=tuple(files))
+
+
+def _leaves(item: dict[str, Any], text: str) -> list[str]:
+    """The other texts of a whole item (its fields but where it came from), long enough to
+    look for in every file."""
+    out: list[str] = []
+
+    def walk(value: Any) -> None:
+        if isinstance(value, str):
+            if len(value.strip()) >= MIN_PART and value != text and value not in out:
+                out.append(value)
+        elif isinstance(value, list):
+            for v in value:
+                walk(v)
+        elif isinstance(value, dict):
+            for v in value.values():
+                walk(v)
+
+    for k, v in item.items():
+        if k not in _KEEP and k != "text":
+            walk(v)
+    return out
+
+
+def _copy_in(layout: Layout, removed: str) -> dict[str, Any] | None:
+    """A record of a shared root that holds the text (one whose whole text it is first)."""
+    found: list[dict[str, Any]] = []
+    for role in layout.roles():
+        ids = _ids_holding(layout.archive_path(role), [removed])
+        found += [{"id": i, "role": role, **s} for i, s in _states(layout, ids).items()]
+    found.sort(key=lambda c: c.get("text") != removed)
+    return found[0] if found else None
 
 
 def _rewrite(
@@ -104,13 +161,15 @@ def _rewrite(
     whole: bool,
     writer: Writer,
     rules_path: Path | None,
+    also: list[str] | None = None,
 ) -> Redacted:
     target = str(item["id"])
-    marks = [mark]
+    needles = [removed, *(also or [])]
+    marks = [mark, *(Mark.of(x) for x in also or [])]
     files: list[str] = []
     held: dict[str, set[str]] = {}  # role -> ids whose archive lines hold the text (none: not rewritten)
     for role in layout.roles():
-        if ids := _ids_holding(layout.archive_path(role), removed):
+        if ids := _ids_holding(layout.archive_path(role), needles):
             held[role] = ids
     notebooks: dict[str, tuple[str, Notebook, dict[str, Entry]]] = {}
     met: dict[str, Entry] = {}  # entries of the notebooks that held it, by id
@@ -154,7 +213,8 @@ def _rewrite(
     _note_pending(layout, notebooks)
     for role, lines in appended.items():
         path = layout.check_inside(layout.archive_path(role))
-        atomic_write(path, b"".join(_scrubbed_lines(path, removed, marks)) + b"".join(lines))
+        gone = (removed, target if whole else None)
+        atomic_write(path, b"".join(_scrubbed_lines(path, needles, marks, gone)) + b"".join(lines))
         files.append(_rel(layout, path))
     for role, (new_text, _, _) in notebooks.items():
         path = layout.check_inside(layout.notebook_path(role))
@@ -175,24 +235,32 @@ def _rewrite(
     )
 
 
-def _ids_holding(path: Path, removed: str) -> set[str]:
-    needle = removed.encode("utf-8")
-    escaped = json.dumps(removed, ensure_ascii=False)[1:-1].encode("utf-8")
+def _forms(needles: list[str]) -> list[bytes]:
+    """Each text as written and as JSON writes it."""
+    out = []
+    for text in needles:
+        out += [text.encode("utf-8"), json.dumps(text, ensure_ascii=False)[1:-1].encode("utf-8")]
+    return out
+
+
+def _ids_holding(path: Path, needles: list[str]) -> set[str]:
+    forms = _forms(needles)
     out = set()
     for _, _, raw, item in read_lines(path):
-        if (needle in raw or escaped in raw) and isinstance(item, ArchiveRecord):
+        if any(form in raw for form in forms) and isinstance(item, ArchiveRecord):
             out.add(item.id)
     return out
 
 
-def _scrubbed_lines(path: Path, removed: str, marks: list[Mark]) -> Iterator[bytes]:
-    """Every byte of the archive, the lines that hold the text rewritten without it (a line
-    that is not a record keeps its bytes, but those of the text)."""
-    needle = removed.encode("utf-8")
-    escaped = json.dumps(removed, ensure_ascii=False)[1:-1].encode("utf-8")
+def _scrubbed_lines(path: Path, needles: list[str], marks: list[Mark], gone: tuple[str, str | None]) -> Iterator[bytes]:
+    """Every byte of the archive, the lines that hold a text rewritten without it (a line
+    that is not a record keeps its bytes, but those of the text). `gone`: the text, and the
+    id of the item redacted whole (its records lose every field but where they came from)."""
+    forms = _forms(needles)
+    removed, whole = gone
     with open_file(path) as f:
         for raw in f:
-            if needle not in raw and escaped not in raw:
+            if not any(form in raw for form in forms):
                 yield raw
                 continue
             try:
@@ -201,10 +269,31 @@ def _scrubbed_lines(path: Path, removed: str, marks: list[Mark]) -> Iterator[byt
                 data = None
             if isinstance(data, dict):
                 end = b"\r\n" if raw.endswith(b"\r\n") else b"\n"
-                clean = json.dumps(scrub(data, marks), ensure_ascii=False, separators=(",", ":"))
-                yield clean.encode("utf-8") + end
+                clean = _cleaned(scrub(data, marks), removed, whole)
+                yield json.dumps(clean, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + end
             else:
-                yield raw.replace(needle, PLACEHOLDER.encode()).replace(escaped, PLACEHOLDER.encode())
+                for form in forms:
+                    raw = raw.replace(form, PLACEHOLDER.encode())
+                yield raw
+
+
+def _cleaned(data: dict[str, Any], removed: str, whole: str | None) -> dict[str, Any]:
+    """A scrubbed record: a context hash that was a slug of the text loses those words (the
+    hash is `tool-action-pattern`, lowercased: the scrub cannot see the text in it); the
+    record of an item redacted whole keeps no text of any field."""
+    from ..longterm import _words
+
+    ctx = data.get("ctx_hash")
+    if isinstance(ctx, str):
+        words = set(_words(removed))
+        kept = [w for w in ctx.split("-") if w not in words]
+        if len(kept) != len(ctx.split("-")):
+            data["ctx_hash"] = "-".join(kept) or "redacted"
+    if whole is not None and data.get("id") == whole:
+        for k in list(data):
+            if k not in _KEEP and k != "text" and data[k] not in (None, ""):
+                data[k] = PLACEHOLDER
+    return data
 
 
 def _notebook_plan(
