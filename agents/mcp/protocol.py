@@ -33,7 +33,6 @@ from . import table
 HANDSHAKE_VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
 MODERN_VERSIONS = ("2026-07-28",)
 PROTOCOL_VERSION = "io.modelcontextprotocol/protocolVersion"
-CLIENT_INFO = "io.modelcontextprotocol/clientInfo"
 CLIENT_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities"
 SERVER_INFO = "io.modelcontextprotocol/serverInfo"
 SUBSCRIPTION_ID = "io.modelcontextprotocol/subscriptionId"
@@ -50,6 +49,13 @@ _LISTS: dict[str, Callable[[], dict[str, Any]]] = {
     "resources/templates/list": lambda: {"resourceTemplates": table.TEMPLATES},
     "prompts/list": lambda: {"prompts": [table.PROMPT]},
 }
+
+#: The spec's methods one era has and the other has not (ping: each 2026-07-28 request is
+#: its own exchange; logging and resource subscriptions are gone from it).
+_ONLY_2026 = frozenset({"server/discover", "subscriptions/listen"})
+_NOT_IN_2026 = frozenset({"ping", "logging/setLevel", "resources/subscribe", "resources/unsubscribe"})
+#: Every method a connection serves, whatever its era.
+_SERVED = frozenset({*_LISTS, "tools/call", "resources/read", "prompts/get", "ping"})
 
 
 class Failure(Exception):
@@ -135,8 +141,10 @@ class Server:
         method, rid = message.get("method"), message.get("id")
         if "method" not in message:
             return  # an answer to a request of ours that came too late, or an error: nothing to do
-        if "id" not in message:
-            return  # a notification: initialized, cancelled (of an answered request), roots changed
+        if "id" not in message:  # a notification: initialized, cancelled (of an answered request), roots changed
+            if method == "notifications/initialized" and self.era != "modern" and self.version is None:
+                self.version = HANDSHAKE_VERSIONS[-1]  # as the SDK takes it: the client says it is ready
+            return
         if not isinstance(method, str) or not isinstance(rid, (str, int)) or isinstance(rid, bool):
             self._error(rid if isinstance(rid, (str, int)) else None, Failure(INVALID_REQUEST, "Invalid Request"))
             return
@@ -191,10 +199,15 @@ class Server:
                 "this connection serves the handshake protocol era; "
                 "requests carrying the 2026-07-28 envelope are not accepted on it",
             )
+        if method in _ONLY_2026:
+            raise Failure(METHOD_NOT_FOUND, "Method not found", method)
+        _surface(method, params)
         if method == "ping":
             return {}
-        if self.version is None:
-            raise Failure(INVALID_REQUEST, "Received request before initialization was complete")
+        if method not in _SERVED:
+            raise Failure(METHOD_NOT_FOUND, "Method not found", method)
+        if self.version is None:  # a request the server serves, but before initialize
+            raise Failure(INVALID_PARAMS, "Invalid request parameters", "")
         return self._method(method, params)
 
     def _initialize(self, params: dict[str, Any]) -> dict[str, Any]:
@@ -221,18 +234,25 @@ class Server:
                 "connection is serving the 2026-07-28 protocol; the initialize handshake is not accepted",
                 {"supported": list(MODERN_VERSIONS), "requested": params.get("protocolVersion")},
             )
-        if not isinstance(meta, dict) or PROTOCOL_VERSION not in meta:
-            raise Failure(INVALID_PARAMS, f"Invalid request parameters: _meta must carry {PROTOCOL_VERSION}")
+        if not isinstance(meta, dict):
+            raise Failure(
+                INVALID_PARAMS,
+                f"params._meta must be an object carrying the required '{PROTOCOL_VERSION}' and "
+                f"'{CLIENT_CAPABILITIES}' envelope keys",
+            )
+        missing = [key for key in (PROTOCOL_VERSION, CLIENT_CAPABILITIES) if key not in meta]
+        if missing:
+            raise Failure(INVALID_PARAMS, f"params._meta is missing the required envelope key(s): {', '.join(missing)}")
         version = meta[PROTOCOL_VERSION]
         if version not in MODERN_VERSIONS:
             raise Failure(
                 UNSUPPORTED_PROTOCOL_VERSION,
-                f"Unsupported protocol version: {version}",
+                "Unsupported protocol version",
                 {"supported": list(MODERN_VERSIONS), "requested": version},
             )
-        for key in (CLIENT_INFO, CLIENT_CAPABILITIES):
-            if not isinstance(meta.get(key), dict):
-                raise Failure(INVALID_PARAMS, f"Invalid request parameters: _meta must carry {key}")
+        if method in _NOT_IN_2026:
+            raise Failure(METHOD_NOT_FOUND, "Method not found", method)
+        _surface(method, params)
         stamp = {"resultType": "complete", "_meta": {SERVER_INFO: _INFO}}
         if method == "subscriptions/listen":
             asked = params.get("notifications")
@@ -256,7 +276,7 @@ class Server:
                 **stamp,
             }
         result = self._method(method, params)
-        if method in _LISTS:
+        if method in _LISTS or method == "resources/read":  # the revision's cacheable methods
             result.update(ttlMs=0, cacheScope="private")
         return {**result, **stamp}
 
@@ -362,6 +382,26 @@ class Server:
             if uri is not None and uri.scheme == "file":
                 return find_root(Path(unquote(uri.path)))
         return None
+
+
+#: The spec's methods whose params need these keys: without them a request is malformed
+#: (INVALID_PARAMS) before it is known whether the server serves the method.
+_REQUIRED = {
+    "completion/complete": ("ref", "argument"),
+    "logging/setLevel": ("level",),
+    "prompts/get": ("name",),
+    "resources/read": ("uri",),
+    "resources/subscribe": ("uri",),
+    "resources/unsubscribe": ("uri",),
+    "tools/call": ("name",),
+    "subscriptions/listen": ("notifications",),
+}
+
+
+def _surface(method: str, params: dict[str, Any]) -> None:
+    """A spec method's params of the wrong shape: refused first, as the spec's schema refuses them."""
+    if any(key not in params for key in _REQUIRED.get(method, ())):
+        raise Failure(INVALID_PARAMS, "Invalid request parameters", "")
 
 
 def _cancels(raw: bytes, rid: Any) -> bool:

@@ -58,7 +58,7 @@ def test_a_handshake_connection_answers_as_the_spec_says(tmp_path: Path) -> None
     )
     assert [a["id"] for a in got] == list(range(9))
     assert got[0]["result"] == {}
-    assert got[1]["error"]["code"] == types.INVALID_REQUEST
+    assert got[1]["error"]["code"] == types.INVALID_PARAMS  # before initialize, as the SDK says it
     init = types.InitializeResult.model_validate(got[2]["result"])
     assert init.protocol_version == "2025-11-25"  # an unknown version: the newest the server speaks
     assert (init.instructions or "").startswith("rolebook: memory for AI agents")
@@ -106,7 +106,7 @@ def test_a_2026_connection_discovers_and_every_result_says_how_long_it_keeps(tmp
         "_meta": {"io.modelcontextprotocol/subscriptionId": 10},
         "notifications": {"toolsListChanged": True},
     }
-    assert pong["id"] == 11 and pong["result"]["resultType"] == "complete"
+    assert pong["id"] == 11 and pong["error"]["code"] == types.METHOD_NOT_FOUND  # no ping in 2026-07-28
 
 
 def test_a_request_cancelled_before_it_is_read_is_never_answered(tmp_path: Path) -> None:
@@ -160,22 +160,27 @@ def test_a_root_argument_works_in_that_project(tmp_path: Path, declare: Any) -> 
 
 
 def test_rolebook_mcp_starts_no_thread_and_writes_only_the_protocol(tmp_path: Path) -> None:
-    """Over real stdio: stdout carries only JSON-RPC, and nothing at start runs in a thread."""
+    """Over real stdio: stdout carries only JSON-RPC, nothing at start runs in a thread, and
+    neither the SDK nor pydantic is imported (a tool call included)."""
     probe = (
         "import sys, threading; from rolebook.agents.mcp import protocol;"
         "orig = protocol.Server._send\n"
         "def send(self, m):\n"
         "    sys.stderr.write(f'threads={threading.active_count()}\\n'); print('stray'); orig(self, m)\n"
         "protocol.Server._send = send\n"
-        "sys.exit(protocol.serve(None, None, None))"
+        "code = protocol.serve(None, None, None)\n"
+        'sys.stderr.write(f\'loaded={[m for m in ("mcp", "pydantic", "anyio") if m in sys.modules]}\\n\')\n'
+        "sys.exit(code)"
     )
-    data = "".join(json.dumps(m) + "\n" for m in (request(0, "initialize", INIT), request(1, "tools/list")))
+    search = request(2, "tools/call", {"name": "search", "arguments": {"query": "npm"}})
+    data = "".join(json.dumps(m) + "\n" for m in (request(0, "initialize", INIT), request(1, "tools/list"), search))
     done = subprocess.run(
         [sys.executable, "-c", probe], input=data, capture_output=True, text=True, cwd=tmp_path, timeout=120
     )
     assert done.returncode == 0, done.stderr
-    assert [json.loads(x)["id"] for x in done.stdout.splitlines()] == [0, 1]
+    assert [json.loads(x)["id"] for x in done.stdout.splitlines()] == [0, 1, 2]
     assert "threads=1" in done.stderr.splitlines()[0]
+    assert "loaded=[]" in done.stderr.splitlines()
 
 
 def test_the_listing_checks_what_it_lists() -> None:
