@@ -9,14 +9,16 @@ import functools
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Annotated, Any, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
-import click
 import typer
 from rolebook.notebook import RolebookError
 from rolebook.notebook.display import shown
 from rolebook.notebook.store import WriteResult
 from typer.core import TyperGroup
+
+if TYPE_CHECKING:  # the click that typer 0.26-0.28 vendors (click itself is not installed)
+    from typer._click import Context as ClickContext
 
 from .. import fastpath
 from ..session_io import Globals, begin, print_json, warn
@@ -27,7 +29,7 @@ FIRST = ("init", "read", "update", "promote")
 
 
 class _Group(TyperGroup):
-    def list_commands(self, ctx: click.Context) -> list[str]:
+    def list_commands(self, ctx: ClickContext) -> list[str]:
         names = super().list_commands(ctx)
         return [n for n in FIRST if n in names] + [n for n in names if n not in FIRST]
 
