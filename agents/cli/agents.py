@@ -188,8 +188,9 @@ def mcp_cmd(ctx: typer.Context) -> None:
     """Serve rolebook to any agent that speaks MCP, over stdio.
 
     Tools: read, update, search, store, log, promote_review, promote_apply. Resources:
-    rolebook://notebook/{role} and rolebook://rules. A prompt: memory_protocol. The root is
-    the client's workspace root when it offers one, else --root, else the working directory.
+    rolebook://notebook/{role} and rolebook://rules. A prompt: memory_protocol. Both protocol
+    eras (initialize, and 2026-07-28's server/discover). The root is a call's `root` argument,
+    else the client's workspace root when it offers one, else --root, else the working directory.
     With --as ROLE (or ROLEBOOK_ROLE) writes to other roles are refused.
 
     \b
