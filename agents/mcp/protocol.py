@@ -19,6 +19,7 @@ import json
 import os
 import select
 import sys
+import time
 from collections import deque
 from collections.abc import Callable
 from pathlib import Path
@@ -354,10 +355,10 @@ class Server:
         self._write({"jsonrpc": "2.0", "id": rid, "method": "roots/list"})
         waiting: list[bytes] = []
         answer: Any = None
-        deadline = _now() + ROOTS_TIMEOUT
+        deadline = time.monotonic() + ROOTS_TIMEOUT
         while answer is None:
-            if not self.lines and not self._fill(deadline - _now()):
-                if self.ended or _now() >= deadline:
+            if not self.lines and not self._fill(deadline - time.monotonic()):
+                if self.ended or time.monotonic() >= deadline:
                     break
                 continue
             raw = self.lines.popleft()
@@ -414,12 +415,6 @@ def _cancels(raw: bytes, rid: Any) -> bool:
         return False
     params = note.get("params")
     return isinstance(params, dict) and params.get("requestId") == rid
-
-
-def _now() -> float:
-    import time
-
-    return time.monotonic()
 
 
 def _tool_error(text: str) -> dict[str, Any]:
