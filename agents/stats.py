@@ -7,6 +7,7 @@ index, which is brought up to date first. Weeks are ISO weeks (`2026-W11`).
 from __future__ import annotations
 
 import datetime as dt
+import sys
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,7 +17,7 @@ from rolebook.notebook import SECTIONS, Limits, parse
 from rolebook.notebook.display import shown
 from rolebook.notebook.limits import frontmatter_limits
 from rolebook.notebook.model import count_lines
-from rolebook.notebook.store import ArchiveRecord, Index, Layout, check_role, load_text, read_records, refresh
+from rolebook.notebook.store import ArchiveRecord, Index, Layout, check_role, read_records, refresh, shown_text
 from rolebook.rules import Judge, find_violations, keyword_same_mistake, list_rules, role_groups
 
 TOP = 5
@@ -74,11 +75,14 @@ def last_weeks(today: dt.date, n: int = WEEKS) -> list[str]:
 def role_stats(
     layout: Layout, rules_path: Path, role: str, limits: Limits, same: Judge = keyword_same_mistake
 ) -> RoleStats:
-    """Raises InputError for a notebook that is not UTF-8."""
+    """A role's figures; a notebook that is not UTF-8 is counted as read (U+FFFD for the
+    bad bytes) with a warning naming its line."""
     check_role(role)
     out = RoleStats(role)
     path = layout.notebook_path(role)
-    text = load_text(layout, path)
+    text, problem = shown_text(layout, path)
+    if problem:
+        sys.stderr.write(f"rolebook: warning: {problem}\n")
     if text is not None:
         nb = parse(text)
         out.lines = count_lines(text)

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from rolebook.notebook import InputError
-from rolebook.notebook.store import ArchiveRecord, Layout, known, load_text, read_records
+from rolebook.notebook.store import ArchiveRecord, Layout, known, load_text, read_records, shown_text
 
 
 def export_markdown(layout: Layout, roles: list[str]) -> Iterator[str]:
@@ -16,7 +16,9 @@ def export_markdown(layout: Layout, roles: list[str]) -> Iterator[str]:
         if n:
             yield "\n"
         yield f"<!-- rolebook export: role {role} -->\n"
-        text = load_text(layout, layout.notebook_path(role))
+        text, problem = shown_text(layout, layout.notebook_path(role))  # a form to read: shown as read
+        if problem:
+            yield f"<!-- {problem} -->\n"
         if text is not None:
             yield text if text.endswith("\n") else text + "\n"
         else:

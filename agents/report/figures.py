@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 
 from rolebook.notebook import SECTIONS, parse
 from rolebook.notebook.limits import frontmatter_limits
-from rolebook.notebook.store import ArchiveRecord, load_text, read_records
+from rolebook.notebook.store import ArchiveRecord, read_records, shown_text
 from rolebook.rules import Judge, candidates
 
 from ..stats import RoleStats, role_stats, week
@@ -173,7 +173,7 @@ def caps(session: Session, role: str) -> dict[str, int | None]:
     """The cap of each section of the role's notebook (its frontmatter may override the config's)."""
     limits = session.limits
     path = session.layout.notebook_path(role)
-    text = load_text(session.layout, path)
+    text = shown_text(session.layout, path)[0]  # stats says what is wrong with it
     if text is not None:
         limits = frontmatter_limits(parse(text), limits, str(path))
     return {s: limits.cap(s) for s in SECTIONS}

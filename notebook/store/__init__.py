@@ -47,7 +47,16 @@ if TYPE_CHECKING:  # what type checkers see; at run time each name loads on firs
     from .provenance.cites import cite_label, cite_state, parse_cite
     from .provenance.orders import confirm, flag_orders, gated, reads_as_order, waiting
     from .provenance.redaction import Redacted, redact_item
-    from .read import MAX_ALERTS, ReadResult, extra_state, load_text, next_step, read_notebook, store_extra_alerts
+    from .read import (
+        MAX_ALERTS,
+        ReadResult,
+        extra_state,
+        load_text,
+        next_step,
+        read_notebook,
+        shown_text,
+        store_extra_alerts,
+    )
     from .secrets import redact_value, redactions
     from .sharing import Shared, choose_shared, share
 
@@ -131,6 +140,7 @@ _WHERE = {
     "ReadResult": "read",
     "extra_state": "read",
     "load_text": "read",
+    "shown_text": "read",
     "next_step": "read",
     "read_notebook": "read",
     "store_extra_alerts": "read",
@@ -221,6 +231,7 @@ __all__ = [
     "restore",
     "role_lock",
     "share",
+    "shown_text",
     "store",
     "store_extra_alerts",
     "tidy",

@@ -105,6 +105,28 @@ def load_text(layout: Layout, path: Path) -> str | None:
         raise InputError("not UTF-8 text; fix or remove the bad bytes", path, line) from None
 
 
+def shown_text(layout: Layout, path: Path) -> tuple[str | None, str | None]:
+    """A notebook's text for a command that only shows or counts it (stats, report, the
+    markdown export), and what is wrong with it: bytes that are not UTF-8 are read as
+    U+FFFD, never refused (a write still is, `load_text`), and the problem names the line.
+
+    Raises:
+        InputError: the file resolves outside the root, or is a pipe, device or socket.
+    """
+    try:
+        return load_text(layout, path), None
+    except InputError as exc:
+        if not exc.message.startswith("not UTF-8"):
+            raise
+        with open_file(path, layout.root) as f:
+            text = f.read().decode("utf-8", errors="replace")
+        problem = f"{exc.path}:{exc.line}: not UTF-8 text, read with U+FFFD in place of the bad bytes; {_NO_WRITE}"
+        return text, problem
+
+
+_NO_WRITE = "rolebook will not write this notebook until they are fixed"
+
+
 def read_notebook(layout: Layout, role: str, limits: Limits) -> ReadResult:
     """The role's notebook bytes and its alerts (from the cache when it is fresh)."""
     path = layout.notebook_path(role)

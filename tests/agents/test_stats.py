@@ -130,3 +130,27 @@ def test_a_recurrence_confirmed_with_same_as_counts_as_a_recurrence_not_a_new_mi
     (coder,) = json.loads(rb(tmp_path, "stats", "coder", "--json")[1])["roles"]
     assert coder["mistakes_per_week"] == {"2026-W10": 1, "2026-W11": 1, "2026-W12": 1}
     assert coder["recurrences_per_week"] == {"2026-W11": 1, "2026-W12": 1}
+
+
+def test_a_notebook_with_bytes_that_are_not_utf8_is_read_by_every_read_and_refused_for_writing(tmp_path: Path) -> None:
+    assert rb(tmp_path, "update", "coder", "-l", "run the tests from the root", "--date", "2026-03-02")[0] == 0
+    path = tmp_path / "agents/state/memory/coder.md"
+    data = path.read_bytes().replace(b"run the tests", b"run the caf\xe9 tests")
+    path.write_bytes(data)
+    line = data[: data.index(b"\xe9")].count(b"\n") + 1
+    said = f"rolebook: warning: {path}:{line}: not UTF-8 text, read with U+FFFD in place of the bad bytes"
+    code, out, err = rb(tmp_path, "stats", "coder", "--json")
+    assert code == 0 and err.startswith(said)
+    (coder,) = json.loads(out)["roles"]
+    assert coder["notebook"]["entries"]["learnings"] == 1
+    code, out, err = rb(tmp_path, "report", "-o", str(tmp_path / "report.html"))
+    assert code == 0 and said in err and (tmp_path / "report.html").exists()
+    code, out, err = rb(tmp_path, "export", "--format", "markdown")
+    assert code == 0 and "- [2026-03-02] run the caf\ufffd tests" in out
+    code, out, err = rb(tmp_path, "read", "coder")
+    assert code == 0 and "run the caf\ufffd tests" in out
+    # a write, and the lossless export, still refuse it, naming the line; nothing changes
+    for args in (["update", "coder", "-l", "another"], ["export"]):
+        code, out, err = rb(tmp_path, *args)
+        assert code == 2 and err == f"rolebook: {path}:{line}: not UTF-8 text; fix or remove the bad bytes\n"
+    assert path.read_bytes() == data
