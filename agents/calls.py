@@ -152,12 +152,17 @@ def _codex_exit_code(path: Any, call: Any) -> int | None:
     "exit_code": N}}}`), from the transcript's end; None when it is not there."""
     if not isinstance(path, str) or not path.endswith(".jsonl") or not isinstance(call, str) or not call:
         return None
-    try:
-        with open(path, "rb") as f:
+    from pathlib import Path
+
+    from rolebook.notebook import InputError
+    from rolebook.notebook.store import open_file
+
+    try:  # a path from the payload: never a pipe that would hang the hook
+        with open_file(Path(path)) as f:
             size = f.seek(0, 2)
             f.seek(max(size - TRANSCRIPT_TAIL_BYTES, 0))
             tail = f.read(TRANSCRIPT_TAIL_BYTES)
-    except OSError:
+    except (OSError, InputError):
         return None
     marker = json.dumps(call).encode()
     for line in reversed(tail.splitlines()):

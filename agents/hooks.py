@@ -190,9 +190,12 @@ def _archive_size(config: Any, role: str) -> int:
 
 
 def _note(path: Path) -> dict[str, Any] | None:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+    from rolebook.notebook import InputError
+    from rolebook.notebook.store import read_file
+
+    try:  # never a pipe planted in the derived folder: the hook would wait for good
+        data = json.loads(read_file(path).decode("utf-8"))
+    except (OSError, ValueError, InputError):
         return None
     return data if isinstance(data, dict) else None
 

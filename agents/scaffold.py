@@ -151,8 +151,10 @@ def _create(path: Path, text: str, result: InitResult, spare: Path | None) -> No
 def _ensure_lines(path: Path, lines: list[str], result: InitResult, spare: Path | None) -> None:
     """Add to a text file, in one write, those of `lines` it does not hold yet, keeping the
     file's line endings."""
-    try:
-        text = path.read_bytes().decode("utf-8")
+    from rolebook.notebook.store import read_file
+
+    try:  # a pipe planted as .gitignore or .gitattributes: an error naming it, not a hang
+        text = read_file(path).decode("utf-8")
     except FileNotFoundError:
         _create(path, "".join(line + "\n" for line in lines), result, spare)
         return

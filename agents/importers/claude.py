@@ -169,7 +169,9 @@ def unimported(folder: Path, role: str, known: Any) -> list[str]:
     path = folder / INDEX
     if not path.exists():
         return []
-    if path.read_bytes().startswith(MARKER.encode()):
+    from rolebook.notebook.store import read_file
+
+    if read_file(path).startswith(MARKER.encode()):
         return []
     source = Source()
     mf = read_file(path, source)

@@ -48,8 +48,16 @@ def place(root: Path, name: str) -> Path:
 
 
 def read(path: Path) -> str | None:
+    """A settings or instructions file's text (None: missing); a pipe or a device planted
+    there is an error naming it, never waited on.
+
+    Raises:
+        InputError: not UTF-8, or not a regular file.
+    """
+    from rolebook.notebook.store import read_file
+
     try:
-        return path.read_bytes().decode("utf-8")
+        return read_file(path).decode("utf-8")
     except FileNotFoundError:
         return None
     except UnicodeDecodeError as exc:

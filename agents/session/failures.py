@@ -278,12 +278,15 @@ def mark_current(layout: Layout, role: str, session: str) -> None:
     call it), for the writes that name none (an MCP update)."""
     import os
 
+    from rolebook.notebook import InputError
+    from rolebook.notebook.store import read_file
+
     path = _current_path(layout, role)
     try:
-        if path.read_text(encoding="utf-8") == session:
+        if read_file(path).decode("utf-8", errors="replace") == session:
             os.utime(path)
             return
-    except OSError:
+    except (OSError, InputError):
         pass
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
@@ -295,11 +298,14 @@ def current(layout: Layout, role: str) -> str | None:
     """The role's current session as the hooks last noted it, when that was recent."""
     import time
 
+    from rolebook.notebook import InputError
+    from rolebook.notebook.store import read_file
+
     path = _current_path(layout, role)
     try:
         if time.time() - path.stat().st_mtime > CURRENT_HOURS * 3600:
             return None
-        text = path.read_text(encoding="utf-8").strip()
-    except OSError:
+        text = read_file(path).decode("utf-8", errors="replace").strip()
+    except (OSError, InputError):
         return None
     return text or None

@@ -218,3 +218,45 @@ def test_import_names_a_pipe_in_its_folder_and_does_not_hang(root: Path) -> None
     os.mkfifo(where / "pipe.md")
     run = rb(root, "import", "serena", str(where), "--role", "coder")
     assert run.returncode == 2 and "pipe.md:1: not a regular file" in run.stderr
+
+
+# -- what init, integrate and the hooks read
+
+
+def test_integrate_and_init_name_a_pipe_planted_as_a_file_they_edit(root: Path) -> None:
+    (root / ".claude").mkdir()
+    os.mkfifo(root / ".claude" / "settings.json")
+    run = rb(root, "integrate", "claude", "--role", "coder")
+    assert run.returncode == 2 and "settings.json: a named pipe (FIFO)" in run.stderr
+    os.mkfifo(root / ".gitattributes")
+    run = rb(root, "init", "coder")
+    assert run.returncode == 2 and ".gitattributes: a named pipe (FIFO)" in run.stderr
+
+
+def test_the_hooks_never_wait_on_a_pipe_in_the_derived_folder(root: Path) -> None:
+    derived = root / "agents" / "state" / ".rolebook"
+    payload = json.dumps({"session_id": "abc-123", "hook_event_name": "SessionStart"})
+
+    def hook(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "rolebook", "--root", str(root), *args],
+            input=payload,
+            capture_output=True,
+            text=True,
+            timeout=LIMIT,
+            cwd=root,
+        )
+
+    assert hook("hook", "session-start", "--role", "coder").returncode == 0
+    notes = [
+        derived / "sessions" / "abc-123.json",
+        derived / "current" / "coder",
+        derived / "cache" / "gate-coder.json",
+    ]
+    for note in notes:
+        assert note.is_file(), note
+        note.unlink()
+        os.mkfifo(note)
+    run = hook("hook", "session-start", "--role", "coder")
+    assert run.returncode == 0 and "Run npm ci" in run.stdout
+    assert hook("hook", "stop", "--role", "coder").returncode == 0
