@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..errors import InputError, RolebookError
+from ..errors import InputError, RolebookError, StorageError
 from ..limits import Limits
 from .fsutil import planted
 from .index import Index
@@ -124,7 +124,7 @@ def diagnose(
     """Check every role of the root; with `repair`, rebuild the derived state first and
     finish interrupted writes (a scoped `writer`: of its own role only)."""
     from .changes import tidy_check
-    from .journal import Writer
+    from .journal import Writer, storage_errors
     from .provenance.redaction import reapply, returned
 
     report = Report(roles=layout.roles())
@@ -143,13 +143,18 @@ def diagnose(
     report.temp_files = [str(p) for p in leftovers]
     report.index = index_state(layout, report.roles)
     if report.roles:  # no roles (outside any project): no index is made for nothing
-        with Index(layout) as index:
-            for role in report.roles:
-                try:
-                    index.sync(role)
-                except InputError as exc:  # a pipe or a link out where the archive was
-                    report.unreadable.append(str(exc))
-            report.malformed = [str(m) for m in index.malformed()]
+        try:
+            with storage_errors(layout.derived), Index(layout) as index:
+                for role in report.roles:
+                    try:
+                        index.sync(role)
+                    except InputError as exc:  # a pipe or a link out where the archive was
+                        report.unreadable.append(str(exc))
+                report.malformed = [str(m) for m in index.malformed()]
+        except StorageError as exc:  # a full disk: said among the findings, the rest still checked
+            why = exc.cause.strerror or str(exc.cause)
+            report.index = f"cannot be brought up to the archives ({why})"
+            report.unreadable.append(f"{exc.path}: the derived index cannot be written: {why}; {_NO_ROOM}")
     for role in report.roles:
         try:
             result = tidy_check(layout, role, limits)
@@ -159,7 +164,7 @@ def diagnose(
         report.lookalikes += result.warnings
         if result.changed:
             report.over_cap.append(f"{role}: {result.count('pruned')} entries over the caps")
-        if gone := _left_unrecorded(layout, role):
+        if not report.index.startswith("cannot") and (gone := _left_unrecorded(layout, role)):
             shown = " ".join(f"#{i}" for i in gone[:5]) + (f" and {len(gone) - 5} more" if len(gone) > 5 else "")
             report.unrecorded.append(f"{role}: {len(gone)} {'entry' if len(gone) == 1 else 'entries'} ({shown})")
         if (layout.pending_path(role)).exists():
@@ -169,6 +174,9 @@ def diagnose(
     if repair and report.index == NOT_BUILT:
         report.index = "fresh"
     return report
+
+
+_NO_ROOM = "free space on its disk (the canonical files are untouched); `rolebook doctor --repair` rebuilds it"
 
 
 def read_places(layout: Layout, rules_path: Path | None = None) -> list[Path]:

@@ -251,10 +251,17 @@ def _locked_transact(layout: Layout, role: str, base: Limits, writer: Writer, pl
                         if changed
                         else None
                     )
-                    _write_pending(pending, change, role)
                     archive = layout.check_inside(layout.archive_path(role))
-                    append_lines(archive, change.lines)
-                    append_records(archive, records)
+                    _write_pending(pending, change, role)
+                    before = _size(archive)
+                    try:
+                        append_lines(archive, change.lines)
+                        append_records(archive, records)
+                    except BaseException:
+                        if _size(archive) == before:  # refused, nothing appended: there is nothing to finish
+                            with contextlib.suppress(OSError):
+                                pending.unlink()
+                        raise
                     if new is not None:
                         new.commit(_ARCHIVED_FIRST)
             # The change is durable from here on. What follows is derived: if the derived
@@ -341,6 +348,13 @@ def _still_active(nb: Notebook, role: str, records: list[ArchiveRecord], record:
     # copy of an entry typed twice can leave while the other copy stays.
     last = {r.id: r.op for r in records}
     return [record("added", e, origin="notebook") for e in nb.entries() if last.get(e.id(role)) in LEAVING_OPS]
+
+
+def _size(path: Path) -> int | None:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return None
 
 
 def _write_pending(pending: Path, change: Change, role: str) -> None:

@@ -220,3 +220,68 @@ def test_doctor_repair_finishes_a_write_a_crash_cut_short_keeping_the_original(
     (backup,) = (tmp_path / "agents/state/.rolebook/backup").iterdir()  # git-ignored
     assert backup.read_bytes() == original
     assert "- [2026-01-02] second" in layout.notebook_path("coder").read_text()
+
+
+def test_a_write_the_archive_refused_leaves_no_interrupted_write_behind(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from rolebook.notebook.errors import StorageError
+    from rolebook.notebook.store import journal
+
+    assert rb(tmp_path, "update", "coder", "-l", "first lesson")[0] == 0
+    archive = tmp_path / "agents/state/archive/coder.jsonl"
+    before = (archive.read_bytes(), (tmp_path / "agents/state/memory/coder.md").read_bytes())
+
+    def refused(path: Path, records: object) -> int:  # a read-only archive, at the one append helper
+        raise StorageError(path, "append to the archive", PermissionError(13, "Permission denied"), "nothing appended")
+
+    monkeypatch.setattr(journal, "append_records", refused)
+    code, _, err = rb(tmp_path, "update", "coder", "-l", "second lesson")
+    assert code == 2 and "Permission denied" in err
+    monkeypatch.undo()
+    assert (archive.read_bytes(), (tmp_path / "agents/state/memory/coder.md").read_bytes()) == before
+    code, out, _ = rb(tmp_path, "doctor")
+    assert (code, "interrupted write" in out) == (0, False), out
+
+    # a write cut short after its bytes reached the archive is still one to finish
+    def half(path: Path, records: object) -> int:
+        with open(path, "ab") as f:
+            f.write(b"{torn\n")
+        raise StorageError(path, "append to the archive", OSError(28, "No space left on device"))
+
+    monkeypatch.setattr(journal, "append_records", half)
+    assert rb(tmp_path, "update", "coder", "-l", "third lesson")[0] == 2
+    monkeypatch.undo()
+    code, out, _ = rb(tmp_path, "doctor")
+    assert code == 1 and "interrupted write: coder" in out
+
+
+def test_doctor_on_a_full_disk_says_so_among_its_findings_without_a_traceback(tmp_path: Path) -> None:
+    import resource
+
+    for n in range(40):
+        assert rb(tmp_path, "update", "coder", "-l", f"lesson {n} about the upload suite and its retries")[0] == 0
+    assert rb(tmp_path, "doctor")[0] == 0  # the index built
+    with open(tmp_path / "agents/state/archive/coder.jsonl", "ab") as f:
+        for n in range(400):  # more than the index has room for: its sync must write
+            line = {"v": 1, "id": f"{n:012x}", "op": "added", "role": "coder", "section": "learnings"}
+            line |= {"date": "2026-03-01", "text": f"lesson {n} written elsewhere, " * 4, "count": 1}
+            f.write(json.dumps(line).encode() + b"\n")
+    index = tmp_path / "agents/state/.rolebook/index.sqlite"
+    room = index.stat().st_size + 4096
+
+    def full_disk() -> None:  # the child's files cannot grow past `room` bytes: EFBIG, as ENOSPC would refuse
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (room, room))
+
+    done = subprocess.run(
+        [sys.executable, "-m", "rolebook", "--root", str(tmp_path), "doctor"],
+        preexec_fn=full_disk,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert "Traceback" not in done.stderr, done.stderr
+    assert done.returncode == 1
+    assert "index: cannot be brought up to the archives" in done.stdout
+    assert f"{index.parent}: the derived index cannot be written" in done.stdout

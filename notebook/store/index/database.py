@@ -252,7 +252,10 @@ class Index:
             db.execute("COMMIT")
             return bad
         except BaseException:
-            db.execute("ROLLBACK")
+            # a COMMIT that failed (a full disk) has rolled back already: a second ROLLBACK
+            # would raise over the error that says what happened
+            if db.in_transaction:
+                db.execute("ROLLBACK")
             raise
 
     def pending(self, roles: Iterable[str]) -> dict[str, int]:
@@ -297,7 +300,10 @@ class Index:
                 db.execute("INSERT OR REPLACE INTO notebooks VALUES (?,?,?)", (role, *sig))
             db.execute("COMMIT")
         except BaseException:
-            db.execute("ROLLBACK")
+            # a COMMIT that failed (a full disk) has rolled back already: a second ROLLBACK
+            # would raise over the error that says what happened
+            if db.in_transaction:
+                db.execute("ROLLBACK")
             raise
 
     def states(self, ids: Iterable[str]) -> dict[str, EntryState]:
