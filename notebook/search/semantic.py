@@ -172,8 +172,10 @@ def _reason(exc: BaseException) -> str:
 
 
 def _load(name: str, fetch: bool = True) -> Model:
+    from .encoder import Encoder, is_encoder_folder, limit_threads
+
+    limit_threads()  # one BLAS thread unless asked otherwise: set before NumPy loads
     path = _resolve(name, fetch)
-    from .encoder import Encoder, is_encoder_folder
 
     impl: Any
     if os.path.isdir(path) and is_encoder_folder(Path(path)):
