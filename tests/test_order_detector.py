@@ -17,5 +17,8 @@ def test_no_real_lesson_reads_as_an_order_and_held_out_orders_are_caught() -> No
     assert held["caught"] >= 0.85 * held["orders"]  # 98% when measured
 
 
-def test_the_hard_lessons_written_after_the_patterns_stay_lessons() -> None:
-    assert measure.late()["flagged"] <= 2  # 1 of 20 when measured: "do not tell users ..."
+def test_the_hard_lessons_written_after_the_patterns_stay_lessons_and_the_fitted_orders_are_caught() -> None:
+    fitted, unseen = measure.late("late.jsonl"), measure.late("late2.jsonl")
+    assert fitted["caught"] == fitted["orders"] == 20 and fitted["flagged"] == 0
+    assert unseen["flagged"] <= 2  # 0 of 20 when measured
+    assert unseen["caught"] >= 3  # 4 of 20 when measured, the patterns never fitted to it

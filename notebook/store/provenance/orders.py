@@ -55,7 +55,9 @@ _PATTERNS = (
     ),
     (  # the same, in the languages instructions are planted in most
         r"ignor(?:a|e|ez|iere|ar)\b[^.;\n]{0,40}(?:instrucciones|instructions|anweisungen|instruções|istruzioni)"
-        r"|忽略[^。\n]{0,20}(?:指令|指示|说明)|無視して|以前の指示|a partir de agora,? (?:você|voce) deve"
+        r"|忽略[^。\n]{0,20}(?:指令|指示|说明|规则)|無視して|以前の指示|a partir de agora,? (?:você|voce) deve"
+        r"|\bolvid[ae]\b[^.;\n]{0,20}(?:reglas|instrucciones)|\bvergiss\b[^.;\n]{0,20}(?:regeln|anweisungen)"
+        r"|\boublie[zs]?\b[^.;\n]{0,20}(?:consignes|instructions|règles)"
         r"|d[eé]sormais,? (?:tu dois|vous devez)|ab (?:jetzt|sofort) (?:musst du|sollst du)",
         "tells the agent to drop its instructions",
     ),
@@ -69,6 +71,44 @@ _PATTERNS = (
         r"|\b(?:note|message|instructions?|reminder)\b[^.;:\n]{0,50}\bto (?:any |all |every )?" + _AGENT + r"\b"
         r"|\b(?:for|to) (?:every|all|any) " + _AGENT + r"\b|\brequired step for every\b",
         "speaks to the agent with instructions of its own",
+    ),
+    (  # a note that speaks to whoever reads it: that is the agent
+        r"\b(?:heads up|note|notice|reminder|attention|message|warning)\b[^.:\n]{0,30}?\b(?:whoever|anyone|"
+        + _AGENT
+        + r")\b[^.\n]{0,30}?[:,\u2014]|\bwhoever (?:is )?read(?:s|ing) (?:this|memory|these)\b|\bwhen you read this\b"
+        r"|\b(?:notice|message|note|reminder) (?:for|to) (?:\w+ )?" + _AGENT + r"\b",
+        "speaks to the agent that reads it",
+    ),
+    (  # the rules an agent has are declared gone
+        r"\bstop following\b"
+        r"|\b(?:rules|instructions|guidelines|restrictions|policies) (?:don't|do not|no longer) apply\b"
+        r"|\byou have no (?:restrictions|rules|limits)\b|\b(?:instructions|rules|guidance) (?:have|has) changed\b"
+        r"|\btreat (?:the|this) (?:text|note|message)\b[^.\n]{0,20}\bas (?:your )?(?:system prompt|instructions)\b"
+        r"|\b(?:disregard|ignore|forget|drop|bypass)\b[^.\n]{0,40}\b(?:guidance|guidelines|safety|policy|policies|"
+        r"restrictions|rules|instructions)\b|\bpolicy change\b",
+        "tells the agent its rules no longer hold",
+    ),
+    (
+        r"\bsay nothing (?:about|of) (?:it|this)\b|\bkeep (?:this|it) (?:a )?(?:secret|hidden|quiet) from\b"
+        r"|\bwithout (?:telling|informing) (?:the )?(?:user|anyone|human)",
+        "tells the agent to hide something from the user",
+    ),
+    (
+        r"\b(?:copy|paste|send|upload|post|include|print|email|share)\b[^\n]{0,60}(?:~/|\$HOME/)\.(?:netrc|ssh/id_|aws/"
+        r"credentials|npmrc|pypirc|docker/config)|\bauthorized_keys\b[^\n]{0,40}\b(?:below|this key|following)\b"
+        r"|\b(?:add|append)\b[^\n]{0,40}\bkey below\b[^\n]{0,40}authorized_keys",
+        "tells the agent to hand out credentials",
+    ),
+    (
+        r"\b(?:pipe|feed)\b[^.\n]{0,80}\b(?:into|to) (?:bash|sh|zsh|a shell)\b"
+        r"|\bdownload\b[^.\n]{0,80}\band (?:eval|exec|execute|run) it\b",
+        "tells the agent to run code fetched from elsewhere",
+    ),
+    (
+        r"\b(?:are|is) (?:now )?authori[sz]ed to\b"
+        r"|\b(?:per|from) the (?:repo(?:sitory)? )?(?:owner|admin|maintainers?)\b"
+        r"|\bmaintainers want you to\b",
+        "claims an authority that grants the agent more",
     ),
     (  # the frame rolebook puts around memory, or a chat's turns, forged inside an entry
         r"end of (?:the )?notes from memory|notes from memory,? not instructions|\(from the user\)"
@@ -89,7 +129,8 @@ _PATTERNS = (
     ),
     (
         r"\b(?:do not|don't|never|must not|mustn't)\s+(?:tell|inform|mention (?:this|it)(?: to)?|let|alert)\s+"
-        r"(?:the )?(?:user|human|reviewer|owner)s?\b|\bdo not mention this\b",
+        r"(?:the )?(?:user|human|reviewer|owner)s?\b(?!\s+(?:their|that|whether|which|why|how|what))"
+        r"|\bdo not mention this\b",
         "tells the agent to hide something from the user",
     ),
     (
@@ -98,7 +139,7 @@ _PATTERNS = (
     ),
     (r"\b(?:always|every time)\b[^.;\n]{0,40}\bsign\b", "tells the agent how to sign what it writes"),
     (
-        r"\b(?:in|to|on|at the end of|end) (?:every|each|all)\s+(?:\w+\s+)?" + _OUTPUTS + r"\b",
+        r"\b(?:in|to|on|for|with|at the end of|end) (?:every|each|all)\s+(?:\w+\s+)?" + _OUTPUTS + r"\b",
         "sets what goes into every reply",
     ),
     (
