@@ -183,11 +183,14 @@ def test_doctor_finds_the_lock_a_killed_writer_left_and_repair_removes_it(tmp_pa
         stdout=subprocess.PIPE,
         text=True,
     )
-    assert holder.stdout is not None and holder.stdout.readline() == "locked\n"
-    assert rb(tmp_path, "doctor")[0] == 0  # held by a live writer: not an orphan
-    os.kill(holder.pid, signal.SIGKILL)
-    holder.wait()
-    holder.stdout.close()
+    try:
+        assert holder.stdout is not None and holder.stdout.readline() == "locked\n"
+        assert rb(tmp_path, "doctor")[0] == 0  # held by a live writer: not an orphan
+    finally:  # killed and reaped whatever the asserts say: no process left for the next test
+        os.kill(holder.pid, signal.SIGKILL)
+        holder.wait(timeout=60)
+        assert holder.stdout is not None
+        holder.stdout.close()
     code, out, _ = rb(tmp_path, "doctor")
     assert code == 1 and f"orphan lock file: {lock}" in out
     code, out, _ = rb(tmp_path, "doctor", "--repair")
