@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 
 from .markdown import split_lines
-from .model import Entry, Notebook, count_lines
+from .model import TITLES, Entry, Notebook, count_lines, section_key
 
 _DATE_LIKE = re.compile(r"( {0,3})[-*+][ \t]+\[(\d{1,4}[-/.]\d{1,2}[-/.]\d{1,4})\]")
 _INDENTED = re.compile(r"([ \t]+)[-*+][ \t]+\[\d{4}-\d{2}-\d{2}\]")
@@ -31,7 +31,67 @@ class Lookalike:
 
 
 def lookalikes(nb: Notebook) -> list[Lookalike]:
-    """The lines of managed sections that look like entries and are not, in file order."""
+    """The lines of managed sections that look like entries and are not, and the lines
+    that look like a managed heading and are not one (`broken_headings`), in file order."""
+    return sorted(_entry_lookalikes(nb) + broken_headings(nb), key=lambda x: x.line)
+
+
+_HEADING_LIKE = re.compile(r" {0,3}(#{1,6})([ \t]*)(.*?)[ \t#]*")
+_TITLES = {"".join(t.split()).casefold(): t for t in TITLES.values()}
+
+
+def broken_headings(nb: Notebook) -> list[Lookalike]:
+    """Lines outside code that a person meant as a managed section's heading and that
+    markdown (or rolebook) does not read as one: `##Learnings` (no space), `## Learnigns`
+    (a typo), `# Mistakes` (another level). What follows such a line is read as part of
+    the section above it, so its entries would change kind: a write refuses the notebook
+    until the heading is fixed, and `read`, `tidy --check` and `doctor` name the line."""
+    out: list[Lookalike] = []
+    fence = None
+    for n, text in enumerate(
+        split_lines("".join([nb.head, *(s.heading + "".join(p.raw for p in s.parts) for s in nb.sections)])), 1
+    ):
+        text = text.rstrip("\r\n")
+        opens = _FENCE.match(text)
+        if opens and (fence is None or opens.group(1).startswith(fence)):
+            fence = None if fence is not None else opens.group(1)[0] * 3
+            continue
+        m = _HEADING_LIKE.fullmatch(text) if fence is None and text.lstrip().startswith("#") else None
+        if m is None or len(m.group(1)) > 2:
+            continue
+        words = m.group(3)
+        title = _TITLES.get(near := "".join(words.split()).casefold()) or next(
+            (t for k, t in _TITLES.items() if _distance(near, k) <= 2), None
+        )
+        if title is None or (m.group(1) == "##" and m.group(2) and section_key(words) is not None):
+            continue  # not like a managed heading, or one as written
+        out.append(
+            Lookalike(
+                n,
+                f"{text.strip()!r} reads like the heading `## {title}` but rolebook does not read it as one: "
+                f"the entries below it count as the section above; write it `## {title}`",
+            )
+        )
+    return out
+
+
+def _distance(a: str, b: str, most: int = 2) -> int:
+    """Edit distance (a transposition counts one), or `most` + 1 when more."""
+    if abs(len(a) - len(b)) > most:
+        return most + 1
+    prev2: list[int] = []
+    prev = list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        row = [i] + [0] * len(b)
+        for j, cb in enumerate(b, 1):
+            row[j] = min(prev[j] + 1, row[j - 1] + 1, prev[j - 1] + (ca != cb))
+            if i > 1 and j > 1 and ca == b[j - 2] and a[i - 2] == cb:
+                row[j] = min(row[j], prev2[j - 2] + 1)
+        prev2, prev = prev, row
+    return prev[-1]
+
+
+def _entry_lookalikes(nb: Notebook) -> list[Lookalike]:
     out: list[Lookalike] = []
     line = count_lines(nb.head) + 1
     for section in nb.sections:

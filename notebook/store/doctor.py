@@ -164,7 +164,9 @@ def diagnose(
         report.lookalikes += result.warnings
         if result.changed:
             report.over_cap.append(f"{role}: {result.count('pruned')} entries over the caps")
-        if not report.index.startswith("cannot") and (gone := _left_unrecorded(layout, role)):
+        # a heading broken by hand moves entries into another section: not entries that left
+        broken = any("reads like the heading" in w for w in result.warnings)
+        if not broken and not report.index.startswith("cannot") and (gone := _left_unrecorded(layout, role)):
             shown = " ".join(f"#{i}" for i in gone[:5]) + (f" and {len(gone) - 5} more" if len(gone) > 5 else "")
             report.unrecorded.append(f"{role}: {len(gone)} {'entry' if len(gone) == 1 else 'entries'} ({shown})")
         if (layout.pending_path(role)).exists():

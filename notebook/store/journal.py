@@ -14,6 +14,7 @@ the pending file lets the next writer finish the interrupted change.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import datetime as dt
 import json
 import sqlite3
@@ -25,6 +26,7 @@ from typing import Any
 from .. import progress
 from ..errors import InputError, ScopeError, StorageError
 from ..limits import Limits, frontmatter_limits, prune
+from ..lookalikes import broken_headings
 from ..markdown import (
     add_entries,
     entry_positions,
@@ -34,7 +36,7 @@ from ..markdown import (
     remove_parts,
     render,
 )
-from ..model import Entry, Notebook, count_lines
+from ..model import SECTIONS, TITLES, Entry, Notebook, count_lines
 from . import read as readpath
 from .archive import LEAVING_OPS, ArchiveRecord, append_lines, append_records
 from .fsutil import Replacement, read_file, role_lock
@@ -211,11 +213,15 @@ def _locked_transact(layout: Layout, role: str, base: Limits, writer: Writer, pl
         nb = parse(text if text is not None else new_notebook_text(role))
         if nb.too_deep is not None:
             raise InputError(TOO_DEEP, path, nb.too_deep)
+        if text is not None and (broken := broken_headings(nb)):  # entries would change kind
+            raise InputError(f"{broken[0].why} (nothing was written)", path, broken[0].line)
         limits = frontmatter_limits(nb, base, str(path))
         record = Recorder(role, writer, writer.stamp())
         with Index(layout) as index:
             warnings = [f"{bad}; skipped, and left in the archive as it is" for bad in index.sync(role)]
             nb = _finish_pending(nb, role, pending, index)
+            if text is not None and (moved := _moved_entry(nb, role, index)) is not None:
+                raise InputError(moved[1], path, moved[0])
             nb = _drop_redacted(nb, role, index)
             records = _journal_hand_entries(nb, role, index, record)
             change = plan(nb, index, record)
@@ -329,6 +335,37 @@ def _journal_hand_entries(nb: Notebook, role: str, index: Index, record: Recorde
         for i, e in active.items()
         if (s := states.get(i)) is None or s.op != "added"
     ]
+
+
+def _moved_entry(nb: Notebook, role: str, index: Index) -> tuple[int, str] | None:
+    """(line, why) of the first entry the archive holds, active, as another kind: a heading
+    above it deleted or moved by hand put it in another section. Written as it stands, it
+    would be journalled as a new entry of the wrong kind, and the old one said to have left.
+    Two index lookups, whatever the notebook holds."""
+    placed: list[tuple[int, Entry]] = []
+    line = count_lines(nb.head) + 1
+    for section in nb.sections:
+        line += count_lines(section.heading)
+        for part in section.parts:
+            if isinstance(part, Entry):
+                placed.append((line, part))
+            line += count_lines(part.raw)
+    known = index.states(e.id(role) for _, e in placed)
+    unknown = [(n, e) for n, e in placed if e.id(role) not in known]
+    if not unknown:
+        return None
+    here = {e.id(role) for _, e in placed}  # its twin of the other kind still there: two entries
+    others = {(n, o): dataclasses.replace(e, section=o).id(role) for n, e in unknown for o in SECTIONS}
+    states = index.states(others.values())
+    for n, e in unknown:
+        for o in SECTIONS:
+            if others[(n, o)] not in here and (st := states.get(others[(n, o)])) is not None and st.op == "added":
+                return n, (
+                    f"this entry was written under ## {TITLES[o]} and now stands under ## {TITLES[e.section]}: "
+                    f"a heading above it was deleted or moved by hand; put `## {TITLES[o]}` back above it "
+                    "(nothing was written)"
+                )
+    return None
 
 
 def _drop_redacted(nb: Notebook, role: str, index: Index) -> Notebook:

@@ -288,3 +288,38 @@ def test_doctor_on_a_full_disk_says_so_among_its_findings_without_a_traceback(tm
     assert done.returncode == 1
     assert "index: cannot be brought up to the archives" in done.stdout
     assert f"{index.parent}: the derived index cannot be written" in done.stdout
+
+
+def test_a_heading_broken_or_deleted_by_hand_is_named_and_no_entry_changes_kind(tmp_path: Path) -> None:
+    assert rb(tmp_path, "update", "coder", "-m", "ran the tests from the wrong folder", "--date", "2026-03-01")[0] == 0
+    assert rb(tmp_path, "update", "coder", "-l", "run the tests from the root", "--date", "2026-03-01")[0] == 0
+    path = tmp_path / "agents/state/memory/coder.md"
+    archive = tmp_path / "agents/state/archive/coder.jsonl"
+    good = path.read_text(encoding="utf-8")
+    line = good.splitlines().index("## Learnings") + 1
+    path.write_text(good.replace("## Learnings\n", "##Learnigns\n"), encoding="utf-8")
+    state = (path.read_bytes(), archive.read_bytes())
+    said = f"{path}:{line}: '##Learnigns' reads like the heading `## Learnings` but rolebook does not read it as one"
+    code, out, _ = rb(tmp_path, "read", "coder")
+    assert code == 0 and said in out
+    code, out, err = rb(tmp_path, "tidy", "coder", "--check")
+    assert said in out + err
+    for args in (["update", "coder", "-l", "another lesson"], ["tidy", "coder"]):
+        code, _, err = rb(tmp_path, *args)
+        assert code == 2 and err.startswith(f"rolebook: {said}") and err.endswith("(nothing was written)\n")
+    assert (path.read_bytes(), archive.read_bytes()) == state  # nothing journalled as a mistake, no second heading
+    code, out, _ = rb(tmp_path, "doctor")
+    assert said in out and "left the notebook" not in out
+    # the heading deleted: the learning now stands under ## Mistakes; a write refuses to make it one
+    path.write_text(good.replace("## Learnings\n", ""), encoding="utf-8")
+    state = (path.read_bytes(), archive.read_bytes())
+    code, _, err = rb(tmp_path, "update", "coder", "-l", "another lesson")
+    assert code == 2 and err == (
+        f"rolebook: {path}:{line}: this entry was written under ## Learnings and now stands under ## Mistakes: a "
+        "heading above it was deleted or moved by hand; put `## Learnings` back above it (nothing was written)\n"
+    )
+    assert (path.read_bytes(), archive.read_bytes()) == state
+    path.write_text(good, encoding="utf-8")  # fixed by hand: writes go on, the entries as they were
+    assert rb(tmp_path, "update", "coder", "-l", "another lesson")[0] == 0
+    kinds = [json.loads(x)["section"] for x in archive.read_text().splitlines() if "run the tests" in x]
+    assert kinds == ["learnings"]

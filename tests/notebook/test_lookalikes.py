@@ -62,3 +62,38 @@ def test_a_new_entry_in_a_section_holding_only_an_indented_item_stays_an_entry(i
     assert [e.text for e in parse(after).entries()] == ["a new mistake"]
     assert indent + "- [2026-01-05] tab indented entry\n" in after  # kept as it was
     assert after.startswith(HEAD)
+
+
+# -- a managed heading broken by hand ---------------------------------------------------------
+
+
+def _swapped(t: str) -> str:
+    i = next(i for i in range(2, len(t)) if t[i] != t[i + 1])
+    return t[:i] + t[i + 1] + t[i] + t[i + 2 :]
+
+
+_MANGLED = {
+    "no space": lambda t: f"##{t}",
+    "one level": lambda t: f"# {t}",
+    "two letters swapped": lambda t: "## " + _swapped(t),
+    "a letter lost": lambda t: f"## {t[:-1]}",
+}
+
+
+@given(st.sampled_from(["Mistakes", "Learnings", "Feedback", "Session Log"]), st.sampled_from(sorted(_MANGLED)))
+def test_a_managed_heading_broken_by_hand_is_named_at_its_line(title: str, how: str) -> None:
+    from rolebook.notebook.lookalikes import broken_headings
+
+    broken = _MANGLED[how](title)
+    text = f"# coder notebook\n\n## Mistakes\n- [2026-01-01] a\n\n{broken}\n- [2026-01-02] b\n"
+    (found,) = broken_headings(parse(text))
+    assert found.line == 6 and found.why.startswith(f"{broken.strip()!r} reads like the heading `## {title}`")
+
+
+@given(st.lists(st.sampled_from(["Mistakes", "Learnings", "Feedback", "Session Log", "Notes", "Feedback from Ann"])))
+def test_headings_written_as_rolebook_reads_them_are_never_named(titles: list[str]) -> None:
+    from rolebook.notebook.lookalikes import broken_headings
+
+    text = "# coder notebook\n\n" + "".join(f"## {t}\n- [2026-01-01] x\n\n" for t in titles)
+    text += "```\n##Mistakes in a code block\n```\n### Learnings, a level below\n"
+    assert broken_headings(parse(text)) == []
