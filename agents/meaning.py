@@ -23,7 +23,7 @@ import contextlib
 import json
 import os
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -38,10 +38,13 @@ ANSWER_SECONDS = 1.0
 #: how long the MCP server waits after its start before it loads the model (its first
 #: answers come first)
 DELAY_SECONDS = 1.0
-#: lessons without a vector yet that one answer embeds (the rest count as far: 0.0)
+#: lessons without a vector yet that one answer embeds; with more, no answer (keywords decide)
 EMBED_AT_MOST = 8
-#: how long the lessons are embedded before the first answer; the rest between answers
-WARM_FIRST_SECONDS = 60.0
+#: lessons embedded in one step of warming: between steps a question waiting is answered
+#: first (a step of the default 32 took up to 3 s on a busy 2-core machine, against the
+#: hook's 1 s wait); and how long warming goes on before it looks at the socket anyway
+WARM_STEP = 4
+WARM_SLICE_SECONDS = 1.0
 _IDLE_SECONDS = 0.5
 _PREFIX = "meaning-"
 _LONGEST_PATH = 100  # a Unix socket's path is at most 104-108 bytes, by platform
@@ -79,6 +82,8 @@ def nearness(
                 conn.sendall(request)
                 answer = _line(conn, deadline)
             cosines = json.loads(answer)["cosines"]
+            if cosines is None:  # the lender cannot judge them all yet
+                return None
             return {str(k): float(v) for k, v in cosines.items()}
         except (ConnectionRefusedError, FileNotFoundError):
             with contextlib.suppress(OSError):  # its server is gone
@@ -125,6 +130,7 @@ def lend(root: Path | None) -> threading.Thread | None:
         shared = [c.layout for _, c in shared_configs(config)]  # the hook recalls their lessons too
     except Exception:
         return None
+    _exit_on_signals()
     thread = threading.Thread(
         target=_serve, args=(layout, model, DELAY_SECONDS, shared), name="rolebook-meaning", daemon=True
     )
@@ -133,8 +139,11 @@ def lend(root: Path | None) -> threading.Thread | None:
 
 
 def _serve(layout: Any, setting: str | None, delay: float = DELAY_SECONDS, shared: Sequence[Any] = ()) -> None:
-    """Load the model, then answer each connection on this process's socket, in turn.
+    """Load the model, then answer each connection on this process's socket, in turn; while
+    nobody asks, give the lessons their vectors a few at a time, a question first.
     `shared`: the layouts of the project's shared roots, whose lessons the hook recalls too."""
+    import select
+
     time.sleep(delay)
     try:
         lender = Lender(layout, setting, shared)
@@ -143,17 +152,21 @@ def _serve(layout: Any, setting: str | None, delay: float = DELAY_SECONDS, share
         return
     if server is None:
         return
+
+    def asked() -> bool:
+        return bool(select.select([server], [], [], 0)[0])
+
     warm = False
     with server:
-        server.settimeout(_IDLE_SECONDS)
         while True:
             try:
+                if not select.select([server], [], [], _IDLE_SECONDS if warm else 0)[0]:
+                    if not warm:  # nobody asks: the lessons still without a vector get theirs
+                        with contextlib.suppress(Exception):
+                            warm = lender.warm(WARM_SLICE_SECONDS, stop=asked)
+                    continue
                 conn, _ = server.accept()
-            except TimeoutError:  # nobody asks: the lessons still without a vector get theirs
-                with contextlib.suppress(Exception):
-                    warm = warm or lender.warm(1.0)
-                continue
-            except OSError:
+            except (OSError, ValueError):  # closed: the process is ending
                 return
             conn.settimeout(None)
             with conn, contextlib.suppress(Exception):  # a bad request ends its connection only
@@ -173,50 +186,62 @@ class Lender:
         self.nears = [Near(each, model) for each in (layout, *shared)] if model is not None else []
 
     def listen(self) -> socket.socket | None:
-        """The socket, bound and listening, once the lessons have their vectors; None when
-        the model did not load or the path is too long for a Unix socket."""
+        """The socket, bound and listening (its lessons get their vectors after, between
+        questions); None when the model did not load or the path is too long for a Unix
+        socket. The socket file goes when the process exits (`_remove_at_exit`), and the
+        sockets of lenders that are gone are removed here."""
         derived: Path = self.layout.derived
         path = derived / f"{_PREFIX}{os.getpid()}.sock"
         if not self.nears or len(os.fsencode(path)) > _LONGEST_PATH:
             return None
         import socket
 
-        self.warm(WARM_FIRST_SECONDS)
         self.cosines("warm", {})  # the model's first run and the vectors' first read: before any hook waits
         derived.mkdir(parents=True, exist_ok=True)
+        _sweep(derived)
         with contextlib.suppress(FileNotFoundError):
             path.unlink()
         server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         server.bind(str(path))
         os.chmod(path, 0o600)  # the owner's alone (not the umask: it is the whole process's)
+        _remove_at_exit(path)
         server.listen(8)
         return server
 
-    def warm(self, seconds: float) -> bool:
-        """Embed lessons for about `seconds`, this project's first; True when all have their
-        vectors. A shared root whose folder cannot be written keeps its lessons without
-        (they are embedded as they are asked for, EMBED_AT_MOST an answer)."""
+    def warm(self, seconds: float, stop: Callable[[], bool] | None = None) -> bool:
+        """Embed lessons for about `seconds`, WARM_STEP at a time, this project's first, until
+        `stop` says a question waits; True when all have their vectors. A shared root whose
+        folder cannot be written keeps its lessons without (they are embedded as they are
+        asked for, EMBED_AT_MOST an answer)."""
         done = bool(self.nears)
         deadline = time.monotonic() + seconds
         for near in self.nears:
             left = deadline - time.monotonic()
+            if stop is not None and stop():
+                return False
             try:
-                done = near.warm(max(left, 0.0)) and done
+                done = near.warm(max(left, 0.0), step=WARM_STEP, stop=stop) and done
             except Exception:  # a shared root that cannot be written or read: asked for, embedded
                 if near is self.nears[0]:
                     raise
                 done = False
         return done
 
-    def cosines(self, text: str, lessons: dict[str, str], embed_at_most: int = EMBED_AT_MOST) -> dict[str, float]:
-        """The cosine of `text` to each lesson, from the vectors of whichever root keeps it;
-        at most `embed_at_most` lessons that none keeps are embedded now, the rest 0.0."""
+    def cosines(
+        self, text: str, lessons: dict[str, str], embed_at_most: int = EMBED_AT_MOST
+    ) -> dict[str, float] | None:
+        """The cosine of `text` to each lesson, from the vectors of whichever root keeps it,
+        up to `embed_at_most` lessons that none keeps embedded now; None when more have no
+        vector (warming is not that far yet): as far (0.0) they would silence a lesson the
+        keywords show, so the hook decides by keywords then."""
         first = self.nears[0]
         query = first.model.encode([text])[0]
         out: dict[str, float] = {}
         for near in self.nears:
             out.update(near.known(query, {i: t for i, t in lessons.items() if i not in out}))
         missing = {i: t for i, t in lessons.items() if i not in out}
+        if len(missing) > embed_at_most:
+            return None
         return {**out, **first.cosines(query, missing, embed_at_most)}
 
     def answer(self, conn: socket.socket) -> None:
@@ -224,3 +249,52 @@ class Lender:
         request = json.loads(_line(conn, time.monotonic() + 2.0))
         text, lessons = str(request["text"]), {str(k): str(v) for k, v in dict(request["lessons"]).items()}
         conn.sendall(json.dumps({"cosines": self.cosines(text, lessons)}).encode("utf-8") + b"\n")
+
+
+def _sweep(derived: Path) -> None:
+    """Remove the sockets of lenders no longer running (a server killed outright leaves its
+    file: nothing runs in a process killed by SIGKILL)."""
+    for path in derived.glob(f"{_PREFIX}*.sock"):
+        pid = path.name.removeprefix(_PREFIX).removesuffix(".sock")
+        if not pid.isdigit() or int(pid) == os.getpid():
+            continue
+        try:
+            os.kill(int(pid), 0)
+        except ProcessLookupError:
+            with contextlib.suppress(OSError):
+                path.unlink()
+        except OSError:  # another user's process: alive
+            continue
+
+
+def _remove_at_exit(path: Path) -> None:
+    """Remove the socket file when this process exits: normally, by an exception, at the end
+    of its input, or by SIGTERM or SIGHUP (see `_exit_on_signals`)."""
+    import atexit
+
+    made = path.stat().st_ino
+
+    def remove() -> None:
+        with contextlib.suppress(OSError):
+            if path.stat().st_ino == made:  # ours, not a later lender's of the same pid
+                path.unlink()
+
+    atexit.register(remove)
+
+
+def _exit_on_signals() -> None:
+    """SIGTERM and SIGHUP, when nothing else handles them, end the process as an exit does
+    (its exit handlers run: the socket goes); only the main thread may arrange it."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        return
+
+    def leave(signum: int, _frame: object) -> None:
+        raise SystemExit(128 + signum)
+
+    for name in ("SIGTERM", "SIGHUP"):
+        number = getattr(signal, name, None)
+        if number is not None and signal.getsignal(number) == signal.SIG_DFL:
+            signal.signal(number, leave)

@@ -118,10 +118,11 @@ def coverage(words: list[str], text: str) -> float:
     return found / len(words) if words else 0.0
 
 
-def embed_new(index: Index, vectors: Any, seconds: float | None = None) -> tuple[int, int]:
+def embed_new(index: Index, vectors: Any, seconds: float | None = None, **pace: Any) -> tuple[int, int]:
     """Give every indexed document a vector: the documents past the last mark, or all of
     them when the index was rebuilt since; with `seconds`, only as many as that allows (one
-    step at least). Returns (how many were embedded, how many still wait)."""
+    step at least; `pace`: Vectors.add's step and stop). Returns (how many were embedded,
+    how many still wait)."""
     mark = vectors.folder / f"{vectors.model.key}.mark"
     try:
         seen_max, seen_count = (int(x) for x in mark.read_text(encoding="ascii").split())
@@ -133,7 +134,7 @@ def embed_new(index: Index, vectors: Any, seconds: float | None = None) -> tuple
     if count == seen_count and top == seen_max:
         return 0, 0
     rows = lookups.texts_after(index, seen_max)
-    added, left = vectors.add(((i, t) for i, t in rows if t), seconds)
+    added, left = vectors.add(((i, t) for i, t in rows if t), seconds, **pace)
     if not left:  # the mark moves only past documents that all have their vectors
         vectors.folder.mkdir(parents=True, exist_ok=True)
         mark.write_text(f"{top} {count}", encoding="ascii")
@@ -154,12 +155,12 @@ class Near:
         self.rows: dict[str, int] = {}
         self._stamp: tuple[int, ...] | None = None
 
-    def warm(self, seconds: float) -> bool:
+    def warm(self, seconds: float, **pace: Any) -> bool:
         """Give records their vectors for about `seconds` (what a search does a few at a
-        time, quietly); True when every record has one."""
+        time, quietly; `pace`: Vectors.add's step and stop); True when every record has one."""
         with Index(self.layout, readers_only=True) as index:
             refresh(self.layout, index)
-            _, left = embed_new(index, self.vectors, seconds)
+            _, left = embed_new(index, self.vectors, seconds, **pace)
         self._reload()
         return not left
 

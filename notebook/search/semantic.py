@@ -22,7 +22,7 @@ from __future__ import annotations
 import importlib.util
 import os
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -304,27 +304,35 @@ class Vectors:
         self._ids = None
         self._matrix = None
 
-    def add(self, items: Iterable[tuple[str, str]], seconds: float | None = None) -> tuple[int, int]:
+    def add(
+        self,
+        items: Iterable[tuple[str, str]],
+        seconds: float | None = None,
+        step: int = STEP,
+        stop: Callable[[], bool] | None = None,
+    ) -> tuple[int, int]:
         """Embed and keep the (id, text) pairs not held yet, in batches; with `seconds`, in
-        steps of STEP until that long has passed (one step at least). Returns (how many were
-        embedded, how many are left). Writers of one model's files take turns (a lock file
-        beside them)."""
+        steps of `step` until that long has passed (one step at least) or `stop` says so.
+        Returns (how many were embedded, how many are left). Writers of one model's files
+        take turns (a lock file beside them)."""
         from ..store import role_lock
 
         items = list(items)
         self.folder.mkdir(parents=True, exist_ok=True)
         with role_lock(self.folder / f"{self.model.key}.lock"):
             self.forget()  # another process may have added some
-            return self._add(items, seconds)
+            return self._add(items, seconds, step, stop)
 
-    def _add(self, items: list[tuple[str, str]], seconds: float | None) -> tuple[int, int]:
+    def _add(
+        self, items: list[tuple[str, str]], seconds: float | None, step: int, stop: Callable[[], bool] | None
+    ) -> tuple[int, int]:
         import time
 
         held = set(self.ids())
         todo = list({i: t for i, t in items if i not in held}.items())
         if not todo:
             return 0, 0
-        size = BATCH if seconds is None else STEP
+        size = BATCH if seconds is None else step
         work = None
         if seconds is None:
             work = progress.job(
@@ -353,7 +361,7 @@ class Vectors:
             done += len(chunk)
             if work is not None:
                 stage.advance(len(chunk))
-            if seconds is not None and time.monotonic() - began >= seconds:
+            if seconds is not None and (time.monotonic() - began >= seconds or (stop is not None and stop())):
                 break
         if work is not None:
             stage.finish()

