@@ -241,7 +241,7 @@ def candidates(
                     continue
                 if not skipped and said.is_skipped(candidate.members):
                     continue
-                if min_repos and len({m.repo for m in group if m.repo}) < min_repos:
+                if min_repos and len({r for m in group for r in m.repos}) < min_repos:
                     continue
                 made = origins(index, candidate.members).values()
                 # a shared root's review is of copies from other roots: only imports stand out there

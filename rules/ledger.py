@@ -30,6 +30,7 @@ class Mistake:
     group: str | None
     rule: str | None = None
     repo: str | None = None  # in a shared root: the repository it was shared from
+    repos: tuple[str, ...] = ()  # in a shared root: every repository that shared it (the same item)
 
 
 def _mistake(row: Sequence[Any], group: str | None) -> Mistake:
@@ -38,6 +39,8 @@ def _mistake(row: Sequence[Any], group: str | None) -> Mistake:
     extra = json.loads(data) if data and ('"rule"' in data or '"origin"' in data) else {}
     rule, origin = extra.get("rule"), extra.get("origin")
     repo = origin.get("repo") if isinstance(origin, dict) else None
+    many = origin.get("repos") if isinstance(origin, dict) else None
+    repos = tuple(r for r in many if isinstance(r, str)) if isinstance(many, list) else ()
     return Mistake(
         row[0],
         row[1],
@@ -48,6 +51,7 @@ def _mistake(row: Sequence[Any], group: str | None) -> Mistake:
         group,
         rule if isinstance(rule, str) else None,
         repo if isinstance(repo, str) else None,
+        repos or ((repo,) if isinstance(repo, str) else ()),
     )
 
 

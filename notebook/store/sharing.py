@@ -98,8 +98,17 @@ def share_record(item: dict[str, Any], repo: str, target: Layout, writer: Writer
     def build(index: Index, record: Recorder) -> list[ArchiveRecord]:
         there = index.shared_record(rid)
         if there is not None:
-            found.append(ArchiveRecord.from_dict(there))
-            return []
+            held = ArchiveRecord.from_dict(there)
+            seen = repos_of(held.extra.get("origin"))
+            if repo in seen or not seen:
+                found.append(held)
+                return []
+            # the same item (one id: same role, kind, day and words) from another repository:
+            # the shared root records that this one saw it too, naming both, so recurrence
+            # across repositories counts it in each (DESIGN.md section 12)
+            both = {**there.get("origin", {}), "repos": sorted({*seen, repo})}
+            extra = {**held.extra, "origin": both}
+            return [replace(held, op="shared", at=record.at, by=writer.by, session=writer.session, extra=extra)]
         date = str(item.get("date") or dt.date.today().isoformat())
         section = str(item.get("section") or "learnings")
         copy = record.record("shared", rid, section, date, text, tuple(tags), origin=origin, source="share", **kept)
@@ -110,6 +119,17 @@ def share_record(item: dict[str, Any], repo: str, target: Layout, writer: Writer
     if written:
         return Shared(written[0], True, tuple(kinds))
     return Shared(found[0], False, tuple(kinds))
+
+
+def repos_of(origin: Any) -> list[str]:
+    """The repositories a shared record's origin names: `repos` when several saw it, else
+    its `repo`."""
+    if not isinstance(origin, dict):
+        return []
+    many = origin.get("repos")
+    if isinstance(many, list) and all(isinstance(r, str) for r in many):
+        return list(many)
+    return [origin["repo"]] if isinstance(origin.get("repo"), str) else []
 
 
 def choose_shared(names: list[str], name: str | None) -> int:

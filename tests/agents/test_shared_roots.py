@@ -212,3 +212,22 @@ def test_integrate_offers_the_line_that_makes_each_cli_read_the_team_rules(team:
     assert "add this line to CLAUDE.md so claude reads them: @../knowledge/CLAUDE.md" in claude
     codex = ok(team["app3"], "integrate", "codex", "--role", "coder", "--print")
     assert "codex reads no @-imports; paste what `rolebook rules --rules-file ../knowledge/CLAUDE.md`" in codex
+
+
+def test_the_same_mistake_in_two_repositories_is_each_ones_and_forms_a_team_rule(team: dict[str, Path]) -> None:
+    mistake = "pushed a tag before CI passed; wait for the green build before tagging"
+    ok(team["app1"], "update", "coder", "-m", mistake, "--date", "2026-10-01")
+    ok(team["app1"], "update", "coder", "-m", mistake + " (again)", "--date", "2026-10-06")
+    assert json.loads(ok(team["app3"], "promote", "--shared", "--json"))["candidates"] == []  # one repository
+    # the same words on the same day in another repository: one id, and a second repository that saw it
+    ok(team["app2"], "update", "coder", "-m", mistake, "--date", "2026-10-01")
+    first, _, second = team_records(team)
+    assert first.id == second.id and second.extra["origin"]["repos"] == ["app1", "app2"]
+    (candidate,) = json.loads(ok(team["app3"], "promote", "--shared", "--json"))["candidates"]
+    assert candidate["dates"] == ["2026-10-01", "2026-10-06"]
+    # shared again from either repository: nothing added
+    ok(team["app2"], "share", second.id)
+    ok(team["app1"], "share", second.id)
+    assert len(team_records(team)) == 3
+    hits = json.loads(ok(team["app2"], "search", "tag before CI", "--json"))["hits"]
+    assert sum(1 for h in hits if "pushed a tag before CI passed" in h["text"]) == 2  # the local one and app1's (again)
