@@ -52,6 +52,21 @@ class Candidate:
             for (day, said), repo in zip(self.incidents, repos, strict=True)
         ]
 
+    def review_line(self, surface: str = "cli") -> str:
+        """The candidate as the promote review shows it, in the CLI and over MCP alike: the rule
+        it proposes (or that none can be), its next step named for the surface (a command's
+        flag for "cli", a tool and its parameters for "mcp")."""
+        if self.instruction:
+            proposed = self.rule().line()
+        else:
+            write = "write one" if surface == "cli" else "call promote_apply with id and text"
+            proposed = f"(no rule proposed: {NO_INSTRUCTION}; {write})"
+        came = ""
+        if self.foreign:
+            only = "--apply" if surface == "cli" else "promote_apply"
+            came = f" (incidents from {', '.join(self.foreign)}: only {only} promotes it)"
+        return f"{self.id} {self.role}: {self.count} incidents on {len(self.dates)} dates -> {proposed}{came}"
+
     @property
     def instruction(self) -> str | None:
         """What to do instead, in the latest wording that says it; None when no incident does."""

@@ -132,8 +132,7 @@ def promote_cmd(
         reviewed = _review(session, found, path.name)
     else:
         for c in found:
-            came = f" (incidents from {', '.join(c.foreign)}: only --apply promotes it)" if c.foreign else ""
-            print(shown(f"{c.id} {c.role}: {c.count} incidents on {len(c.dates)} dates -> {_proposed(c)}{came}"))
+            print(shown(c.review_line("cli")))
             for line in c.incident_lines():
                 print(f"    {shown(line)}")
         many = f"{len(found)} candidate{'s' if len(found) != 1 else ''}"

@@ -223,20 +223,11 @@ def _promote_review(call: Call, a: dict[str, Any]) -> Answer:
     session = call.session()
     found = session.candidates(a["role"], a["min_dates"])
     rules = [session.rule_report(r) for r in session.rules(a["role"])]
-    lines = [escaped(f"{c.id} {c.role}: {c.count} incidents on {len(c.dates)} dates -> {_proposed(c)}") for c in found]
+    lines = [escaped(c.review_line("mcp")) for c in found]
     around = {"total": len(found), "rules": shown_value(rules)}
     budget = a["budget"]
     text, shown = tools.fit(lines, [shown_value(c.to_dict()) for c in found], budget, "candidates", around=around)
     return text or "nothing to promote", {"candidates": shown, **around}
-
-
-def _proposed(candidate: Any) -> str:
-    """The rule line a candidate would become, or that the caller must write one."""
-    from rolebook.rules import NO_INSTRUCTION
-
-    if candidate.instruction:
-        return str(candidate.rule().line())
-    return f"(no rule proposed: {NO_INSTRUCTION}; call promote_apply with id and text)"
 
 
 def _promote_apply(call: Call, a: dict[str, Any]) -> Answer:

@@ -8,6 +8,7 @@ import json
 import subprocess
 import sys
 from collections.abc import Awaitable, Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -450,3 +451,18 @@ def test_a_hit_longer_than_the_whole_budget_comes_back_cut_not_dropped(tmp_path:
         assert r.structured_content["cut"] == text(r) == "0 of 1 hits shown; refine, or raise budget"
 
     run(tmp_path, body)
+
+
+def test_the_cli_and_mcp_word_the_promote_review_alike_but_for_the_next_step() -> None:
+    from rolebook.rules import Candidate
+
+    said = "The login test was flaky again."
+    bare = Candidate("g1", "qa", 3, ("2026-01-10", "2026-02-10"), ("a", "b"), ("a",), said, ((("2026-01-10", said)),))
+    cli, mcp = bare.review_line("cli"), bare.review_line("mcp")
+    assert cli.startswith("g1 qa: 3 incidents on 2 dates -> (no rule proposed: no incident says what to do")
+    assert cli.endswith("; write one)") and mcp.endswith("; call promote_apply with id and text)")
+    assert cli.removesuffix("write one)") == mcp.removesuffix("call promote_apply with id and text)")
+    came = replace(bare, incidents=(("2026-01-10", "npm failed; chown the checkout"),), foreign=("import:claude",))
+    assert came.review_line("cli").endswith("(incidents from import:claude: only --apply promotes it)")
+    assert came.review_line("mcp").endswith("(incidents from import:claude: only promote_apply promotes it)")
+    assert "-> - Chown the checkout." in came.review_line("mcp")
