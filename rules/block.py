@@ -200,7 +200,7 @@ def load(path: Path, within: Path | None = None) -> tuple[RulesFile, str | None]
             a device or a link out of `within`.
     """
     try:
-        with open_file(path, within) as f:
+        with open_file(path, within or _project_of(path)) as f:
             data = f.read()
     except FileNotFoundError:
         return parse(""), None
@@ -209,6 +209,16 @@ def load(path: Path, within: Path | None = None) -> tuple[RulesFile, str | None]
     except UnicodeDecodeError as exc:
         raise InputError("not UTF-8 text", path, data[: exc.start].count(b"\n") + 1) from None
     return parse(text, path), text
+
+
+def _project_of(path: Path) -> Path:
+    """The project a rules file belongs to, as the root is found (the nearest folder up
+    holding rolebook.yaml, agents/state or .git): no link leads its reading out of it."""
+    here = path.absolute().parent
+    for folder in (here, *here.parents):
+        if any((folder / name).exists() for name in ("rolebook.yaml", ".git", "agents/state")):
+            return folder
+    return here
 
 
 def write_rules(layout: Layout, rules_path: Path, change: Callable[[Any], Any]) -> bool:

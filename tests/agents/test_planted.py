@@ -260,3 +260,15 @@ def test_the_hooks_never_wait_on_a_pipe_in_the_derived_folder(root: Path) -> Non
     run = hook("hook", "session-start", "--role", "coder")
     assert run.returncode == 0 and "Run npm ci" in run.stdout
     assert hook("hook", "stop", "--role", "coder").returncode == 0
+
+
+def test_the_rules_file_is_never_read_through_a_link_out_of_the_project(root: Path, tmp_path: Path) -> None:
+    outside = tmp_path / "home" / "CLAUDE.md"
+    outside.write_text(
+        "<!-- rolebook:rules:start -->\n- Outside rule. _(coder; incidents 2026-01-01)_\n<!-- rolebook:rules:end -->\n",
+        encoding="utf-8",
+    )
+    (root / "CLAUDE.md").symlink_to(outside)
+    run = rb(root, "rules")
+    assert run.returncode == 2 and "a link leads outside the root" in run.stderr
+    assert "Outside rule" not in run.stdout + run.stderr
