@@ -287,11 +287,11 @@ def _candidate(role: str, group: list[Mistake]) -> Candidate:
 
 def instruction(mistake: str) -> str | None:
     """What a rule should say: the "what to do instead" part of a mistake written "what
-    went wrong; what to do instead" (as the protocol asks); None when it has none: an
-    incident report is not a rule."""
-    _, sep, instead = mistake.partition(";")
-    instead = instead.strip()
-    return instead if sep and len(instead.split()) >= 2 else None
+    went wrong; what to do instead" (as the protocol asks), standing alone (rules/wording.py);
+    None when it has none: an incident report is not a rule."""
+    from .wording import rule_from
+
+    return rule_from(mistake)
 
 
 def covered_by_rule(
