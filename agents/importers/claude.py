@@ -169,9 +169,9 @@ def unimported(folder: Path, role: str, known: Any) -> list[str]:
     path = folder / INDEX
     if not path.exists():
         return []
-    from rolebook.notebook.store import read_file
+    from rolebook.notebook.store import read_file as read_bytes  # never a pipe planted there
 
-    if read_file(path).startswith(MARKER.encode()):
+    if read_bytes(path).startswith(MARKER.encode()):
         return []
     source = Source()
     mf = read_file(path, source)
