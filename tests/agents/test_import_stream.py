@@ -104,3 +104,24 @@ def test_each_batch_written_is_reported_as_it_is_written(tmp_path: Path, tiny_ba
     assert seen == [("coder", 2), ("coder", 2)]  # two full batches while reading
     writing.close()
     assert seen == [("coder", 2), ("coder", 2), ("coder", 1)] and writing.roles["coder"].items == 5
+
+
+def test_an_import_with_nowhere_to_go_says_so_before_it_reads_a_line(tmp_path: Path) -> None:
+    """No project, or a role given outright that the project does not know: said at once,
+    before the source is read (every line of this one is bad: reading it would say so first)."""
+    source = tmp_path / "src"
+    source.mkdir()
+    (source / "journal.jsonl").write_text("not json\n" * 1000, encoding="utf-8")
+    bare = tmp_path / "bare"
+    bare.mkdir()
+    done = runner.invoke(app, ["--root", str(bare), "import", "memcache", str(source), "--role", "coder"])
+    assert done.exit_code == 2
+    assert "no rolebook project" in done.stderr and "bad line" not in done.stderr
+    done = runner.invoke(app, ["--root", str(bare), "import", "memcache", str(source)])
+    assert done.exit_code == 2 and "no rolebook project" in done.stderr and "bad line" not in done.stderr
+    assert list(bare.iterdir()) == []
+    code, _, err = rb(tmp_path / "proj", "import", "memcache", str(source), "--role", "codr")
+    assert code == 2 and "no role 'codr'" in err and "bad line" not in err
+    assert canonical(tmp_path / "proj") == {}
+    code, _, err = rb(tmp_path / "proj", "import", "memcache", str(source), "--dry-run")  # a dry run reads
+    assert code == 2 and "bad line" in err
