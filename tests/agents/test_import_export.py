@@ -16,7 +16,7 @@ from rolebook.notebook.store.intake import redact
 from typer.testing import CliRunner
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from roots import canonical
+from roots import canonical, project
 
 pytestmark = pytest.mark.usefixtures("declared_roles")  # tmp_path: a project with its roles declared
 
@@ -192,7 +192,8 @@ def test_a_bad_cerebro_row_is_named_by_database_and_row(tmp_path: Path) -> None:
     src = copy(FIX / "cerebro", tmp_path)
     with contextlib.closing(sqlite3.connect(src / "memory.sqlite3")) as db, db:  # closed, not left to the GC
         db.execute("INSERT INTO entries(role, category, text, created_at) VALUES ('Bad Role', 'x', 'y', '2026-01-01')")
-    code, _, err = rb(tmp_path / "root", "import", "cerebro", str(src))
+    # in a project: where there is none, import says so before it reads the source
+    code, _, err = rb(project(tmp_path / "root"), "import", "cerebro", str(src))
     assert code == 2 and f"{src / 'memory.sqlite3'}:7: role 'Bad Role' is not a role name" in err
     assert canonical(tmp_path / "root") == {}
 
@@ -349,7 +350,7 @@ def test_import_of_an_export_into_a_root_with_memory_merges_the_notebook(
 def test_a_file_that_is_not_an_export_is_refused(tmp_path: Path) -> None:
     bad = tmp_path / "x.jsonl"
     bad.write_text('{"hello": 1}\n', encoding="utf-8")
-    code, _, err = rb(tmp_path / "root", "import", "rolebook", str(bad))
+    code, _, err = rb(project(tmp_path / "root"), "import", "rolebook", str(bad))
     assert code == 2 and f"{bad}:1: not a rolebook export" in err
 
 
