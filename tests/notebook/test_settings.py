@@ -10,22 +10,44 @@ import frontmatter
 import pytest
 from rolebook.agents.config import load_config
 from rolebook.notebook import ConfigError, Limits, parse
-from rolebook.notebook.limits import frontmatter_limits
+from rolebook.notebook.limits import PLAIN, frontmatter_limits
 from rolebook.notebook.settings import frontmatter_handler, load_yaml
 
 #: YAML 1.1 (PyYAML) reads the first as 8 and the second as True: rolebook reads them as YAML 1.2 does
 ODD = "limits: {mistakes: 010, learnings: 0o10}\nnote: yes\n"
 
 
-def test_a_leading_zero_is_decimal_in_rolebook_yaml(tmp_path: Path) -> None:
-    (tmp_path / "rolebook.yaml").write_text("limits: {mistakes: 010, learnings: 0o10}\n")
+#: the same odd limits read by rolebook.yaml and frontmatter: (value as written, how, what YAML 1.2 reads)
+ODD_LIMITS = [("010", "with leading zeros", 10), ("0o10", "in octal", 8)]
+
+
+@pytest.mark.parametrize(("written", "how", "reads"), ODD_LIMITS)
+def test_a_limit_with_a_leading_zero_or_in_octal_is_refused_at_its_line_in_rolebook_yaml(
+    tmp_path: Path, written: str, how: str, reads: int
+) -> None:
+    (tmp_path / "rolebook.yaml").write_text(f"version: 1\nlimits: {{learnings: 8, mistakes: {written}}}\n")
+    with pytest.raises(ConfigError) as caught:
+        load_config(tmp_path)
+    assert (caught.value.line, caught.value.message) == (
+        2,
+        f"limit 'mistakes' is written {how}, which YAML reads as {reads}: {PLAIN}",
+    )
+    (tmp_path / "rolebook.yaml").write_text("version: 1\nlimits: {learnings: 8, mistakes: 10}\n")
     limits = load_config(tmp_path).limits
     assert (limits.mistakes, limits.learnings) == (10, 8)
 
 
-def test_a_leading_zero_is_decimal_in_frontmatter_as_in_rolebook_yaml() -> None:
-    nb = parse("---\nlimits: {mistakes: 010, learnings: 0o10}\n---\n# coder\n")
-    limits = frontmatter_limits(nb, Limits())
+@pytest.mark.parametrize(("written", "how", "reads"), ODD_LIMITS)
+def test_a_limit_with_a_leading_zero_or_in_octal_is_refused_in_frontmatter_as_in_rolebook_yaml(
+    written: str, how: str, reads: int
+) -> None:
+    with pytest.raises(ConfigError) as caught:
+        frontmatter_limits(parse(f"---\nlimits: {{learnings: 8, mistakes: {written}}}\n---\n# coder\n"), Limits())
+    assert (caught.value.line, caught.value.message) == (
+        2,
+        f"limit 'mistakes' is written {how}, which YAML reads as {reads}: {PLAIN}",
+    )
+    limits = frontmatter_limits(parse("---\nlimits: {learnings: 8, mistakes: 10}\n---\n# coder\n"), Limits())
     assert (limits.mistakes, limits.learnings) == (10, 8)
     assert type(limits.mistakes) is int
 
