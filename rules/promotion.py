@@ -188,6 +188,8 @@ def taken_out_by_hand(layout: Layout, rules_path: Path, roles: list[str], writer
     deleted from it by hand (what `demote` would have done), and set its group aside
     until a new incident joins it. Roles a scoped writer may not write are left as they
     are (their rules are still not written again). Returns the rules journalled."""
+    if not roles:
+        return []  # no role (outside any project): no index is made either
     lines = list_rules(rules_path)
     gone: list[tuple[Rule, list[str]]] = []
     with Index(layout) as index:
