@@ -17,7 +17,17 @@ from rolebook.notebook import SECTIONS, Limits, parse
 from rolebook.notebook.display import shown
 from rolebook.notebook.limits import frontmatter_limits
 from rolebook.notebook.model import count_lines
-from rolebook.notebook.store import ArchiveRecord, Index, Layout, check_role, read_records, refresh, shown_text
+from rolebook.notebook.store import (
+    ArchiveRecord,
+    Index,
+    Layout,
+    check_role,
+    figures,
+    read_failures,
+    read_records,
+    refresh,
+    shown_text,
+)
 from rolebook.rules import Judge, find_violations, keyword_same_mistake, list_rules, role_groups
 
 TOP = 5
@@ -46,6 +56,7 @@ class RoleStats:
     mistakes_per_week: dict[str, int] = field(default_factory=dict)
     recurrences_per_week: dict[str, int] = field(default_factory=dict)
     violations_by_rule: dict[str, int] = field(default_factory=dict)  # rule id -> mistakes that broke it since
+    failures: dict[str, Any] = field(default_factory=dict)  # what recurs (store.figures)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -59,6 +70,7 @@ class RoleStats:
             "violations": self.violations,
             "mistakes_per_week": self.mistakes_per_week,
             "recurrences_per_week": self.recurrences_per_week,
+            "failures": self.failures,
         }
 
 
@@ -121,6 +133,7 @@ def role_stats(
     per_week = Counter(week(d) for d in seen_mistakes.values())
     out.mistakes_per_week = dict(sorted(per_week.items()))
     out.recurrences_per_week = dict(sorted(recurrences.items()))
+    out.failures = figures(read_failures(layout, role))
     rules = list_rules(rules_path, role)
     out.rules = len(rules)
     with Index(layout) as index:
@@ -183,6 +196,8 @@ def render(stats: list[RoleStats], health: str, today: dt.date, width: int = 80)
         if s.malformed:
             table.add_row("malformed", f"{s.malformed} archive lines (see `rolebook doctor`)")
         table.add_row("rules", f"{s.rules} promoted, {s.violations} violations since")
+        if s.failures.get("seen"):
+            table.add_row("failures", Text(failure_line(s.failures)))
         for n, r in enumerate(s.recurring, 1):
             label = "recurring" if n == 1 else ""
             ruled = f" [rule {r.rule}]" if r.rule else ""
@@ -190,6 +205,18 @@ def render(stats: list[RoleStats], health: str, today: dt.date, width: int = 80)
             table.add_row(label, Text(f"x{r.count} on {days}: {shown(_cut(r.text, width - 30))}{ruled}"))
         parts += [Text(""), table, _chart(s, weeks)]
     return Group(*parts)
+
+
+def failure_line(f: dict[str, Any]) -> str:
+    """The failure figures in one line: seen, distinct, repeats, and after a lesson."""
+    after = f["after_lesson"]
+    came = sum(after.values())
+    line = (
+        f"{f['seen']} failed commands seen, {f['distinct']} distinct; {f['repeats']} repeats "
+        f"({100 * (f['repeat_rate'] or 0):.0f}%); came back after a lesson: {came} "
+        f"(lesson shown {after['shown']}, withheld {after['withheld']}, not shown {after['not shown']})"
+    )
+    return line + (" - too few to mean anything yet" if f["too_few"] else "")
 
 
 def _chart(s: RoleStats, weeks: list[str]) -> Any:

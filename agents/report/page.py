@@ -8,6 +8,7 @@ naming what they are, so a test (or a script) can read them back.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from rolebook.notebook import SECTIONS
 
@@ -107,6 +108,11 @@ def project(report: Report) -> str:
         week_chart(weeks, total, again),
         f"<h3>Mistakes that keep coming back <small class=muted>(promotion asks {report.min_dates} dates)</small></h3>",
         group_table(groups, more, report, details=single),
+        *(
+            ["<h3>Failed commands, and the ones that came back</h3>", failure_chart(weeks, roles[0].stats.failures)]
+            if single
+            else []
+        ),
         "<h3>Rules, and mistakes that broke them since</h3>",
         rule_table(rules, more_rules, not single, report),
         "<h3>What left the notebooks for the archive, and why</h3>",
@@ -135,6 +141,8 @@ def role_section(report: Report, r: RoleReport) -> str:
             week_chart(weeks, s.mistakes_per_week, s.recurrences_per_week),
             "<h3>Mistakes that keep coming back</h3>",
             group_table(r.groups, r.more_groups, report, details=True),
+            "<h3>Failed commands, and the ones that came back</h3>",
+            failure_chart(weeks, s.failures),
             "<h3>Rules</h3>",
             rule_table(r.rules, r.more_rules, False, report),
             "<h3>What left the notebook, and why</h3>",
@@ -211,6 +219,26 @@ def week_chart(weeks: list[str], total: dict[str, int], again: dict[str, int]) -
     note = f" {earlier} mistakes before {weeks[0]} are not drawn." if earlier else ""
     chart = bars(columns, ["new", "again"], colors, "mistakes per week")
     return chart + legend(["new mistakes", "recurrences of an earlier one"], colors, f"ISO weeks, to this one.{note}")
+
+
+def failure_chart(weeks: list[str], figures: dict[str, Any]) -> str:
+    """The failed commands the hooks saw per week, a failure seen before apart (DESIGN.md
+    section 6b), under the figures in one line."""
+    from ..stats import failure_line
+
+    if not figures.get("seen"):
+        return '<p class="muted">No failed commands recorded yet (the agent CLIs\' hooks record them).</p>'
+    per_week = figures["per_week"]
+    every = max(1, -(-len(weeks) // 13))
+    columns = []
+    for i, w in enumerate(weeks):
+        n, again = per_week.get(w, {}).get("seen", 0), per_week.get(w, {}).get("repeats", 0)
+        label = w[-3:] if (len(weeks) - 1 - i) % every == 0 else ""
+        columns.append(Column(w, (n - again, again), label))
+    colors = [NEW, AGAIN]
+    chart = bars(columns, ["new", "again"], colors, "failed commands per week")
+    caption = legend(["a failure not seen before", "a failure seen before"], colors, "ISO weeks, to this one.")
+    return f'<p class="muted">{esc(failure_line(figures))}</p>' + chart + caption
 
 
 def left_chart(left: dict[str, dict[str, int]], report: Report, months: list[str] | None = None) -> str:

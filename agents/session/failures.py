@@ -206,10 +206,25 @@ def plan(layout: Layout, role: str, entries: Sequence[Entry], session: str | Non
         fid = out.links.get(e.id(role))
         if e.section != "mistakes" or fid is None:
             continue
-        earlier = [k.entry for k in book.lessons(fid) if k.section == "mistakes" and k.entry != e.id(role)]
+        earlier = [k.entry for k in _answering(book, fid) if k.section == "mistakes" and k.entry != e.id(role)]
         if earlier:
             out.same_as[e.id(role)] = earlier[0]
     return out
+
+
+def _answering(book: FailureBook, fid: str) -> list[Link]:
+    """The lessons linked to the failure `fid` is another instance of that answer it too
+    (not one about a package this instance does not name)."""
+    from rolebook.notebook.search import Masked, answers
+
+    now = Masked.from_dict(book.failures[fid].signal) if fid in book.failures else None
+    if now is None:
+        return []
+    return [
+        k
+        for k in book.lessons(fid)
+        if (then := Masked.from_dict(book.failures[k.failure].signal)) is not None and answers(k.text, then, now)
+    ]
 
 
 def _resolve(book: FailureBook, given: str) -> str | None:

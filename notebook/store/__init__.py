@@ -23,6 +23,7 @@ if TYPE_CHECKING:  # what type checkers see; at run time each name loads on firs
         append_failures,
         failure_id,
         failure_item,
+        figures,
         link_item,
         read_failures,
     )
@@ -81,6 +82,7 @@ _WHERE = {
     "FailureBook": "failures",
     "Link": "failures",
     "failure_id": "failures",
+    "figures": "failures",
     "FailureRecord": "failures",
     "append_failures": "failures",
     "failure_item": "failures",
@@ -198,6 +200,7 @@ __all__ = [
     "extra_state",
     "failure_id",
     "failure_item",
+    "figures",
     "flag_orders",
     "gated",
     "index_state",

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import zlib
+from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -120,6 +121,57 @@ class FailureBook:
     def unanswered(self, session: str) -> list[FailureRecord]:
         """The session's failures that no lesson answers yet, newest first."""
         return [f for f in reversed(self.of_session(session)) if not self.links.get(f.id)]
+
+
+#: fewer failures than this, and the figures say they are too few to mean anything
+FEW = 20
+
+
+def figures(book: FailureBook) -> dict[str, Any]:
+    """What recurs, from a role's failure journal: failures seen (one per session and
+    failure), distinct failures, the failures that came back after a lesson was linked to
+    an earlier instance (its lesson shown, withheld on purpose by recall.control, or not
+    shown), and per ISO week the failures seen and how many were a failure seen before
+    (the repeat-failure rate)."""
+    import datetime as dt
+
+    kinds = book.kinds()
+    linked_at: dict[str, str] = {}  # first instance -> when a lesson was first linked to its kind
+    for fid, links in book.links.items():
+        first = book.first(fid)
+        for link in links:
+            if link.at and (first not in linked_at or link.at < linked_at[first]):
+                linked_at[first] = link.at
+    outcome = {}  # failure id -> "shown" | "withheld"
+    for item in book.seen:
+        fid = item.get("failure")
+        if isinstance(fid, str):
+            outcome[fid] = "withheld" if item.get("withheld") else "shown"
+    after = Counter(
+        outcome.get(f.id, "not shown")
+        for f in book.failures.values()
+        if f.same and (when := linked_at.get(book.first(f.id))) and f.at > when
+    )
+    weeks: dict[str, list[int]] = {}
+    for f in book.failures.values():
+        try:
+            year, number, _ = dt.date.fromisoformat(f.at[:10]).isocalendar()
+        except ValueError:
+            continue
+        seen = weeks.setdefault(f"{year}-W{number:02d}", [0, 0])
+        seen[0] += 1
+        seen[1] += bool(f.same)
+    total = len(book.failures)
+    repeats = sum(bool(f.same) for f in book.failures.values())
+    return {
+        "seen": total,
+        "distinct": len(kinds),
+        "repeats": repeats,
+        "repeat_rate": round(repeats / total, 3) if total else None,
+        "after_lesson": {k: after.get(k, 0) for k in ("shown", "withheld", "not shown")},
+        "per_week": {w: {"seen": n, "repeats": r} for w, (n, r) in sorted(weeks.items())},
+        "too_few": total < FEW,
+    }
 
 
 def read_failures(layout: Layout, role: str) -> FailureBook:

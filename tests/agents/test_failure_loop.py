@@ -263,3 +263,34 @@ def test_a_piped_command_claude_code_reports_as_a_success_is_read_as_the_failure
     ran("npm test", "Tests: 2 failed")  # not piped: Claude Code said it succeeded, and it did exit 0
     book = read_failures(load_config(root).layout, "coder")
     assert [f.command for f in book.failures.values()] == ["npm test 2>&1 | tail -3"]
+
+
+def test_stats_count_what_recurs_and_say_when_it_is_too_few(tmp_path: Path) -> None:
+    root = project(tmp_path)
+    rb(root, "init", "coder")
+    failed(root, "claude", "s-1", FIRST)
+    failed(root, "claude", "s-1", FIRST)  # the same session: one failure seen
+    failed(root, "claude", "s-2", AGAIN)  # back before any lesson: a repeat, not after a lesson
+    rb(root, "--session", "s-2", "update", "coder", "-m", LESSON)
+    failed(root, "claude", "s-3", AGAIN)  # back after the lesson: shown
+    layout = load_config(root).layout
+    seen(layout, "coder", "s-4", failure_of(*AGAIN, 1), AGAIN[0], AGAIN[1], 1.0)  # withheld on purpose
+    failed(root, "claude", "s-5", NEAR)  # another failure
+    data = json.loads(rb(root, "stats", "coder", "--json").stdout)
+    figures = data[0]["failures"] if isinstance(data, list) else data["roles"][0]["failures"]
+    assert (figures["seen"], figures["distinct"], figures["repeats"]) == (5, 2, 3)
+    assert figures["after_lesson"] == {"shown": 1, "withheld": 1, "not shown": 0}
+    assert figures["too_few"] is True and sum(w["seen"] for w in figures["per_week"].values()) == 5
+    text = rb(root, "stats", "coder").stdout
+    assert "5 failed commands seen, 2 distinct" in " ".join(text.split()) and "too few" in text
+
+
+def test_the_report_draws_the_failed_commands_per_week(tmp_path: Path) -> None:
+    root = project(tmp_path)
+    rb(root, "init", "coder")
+    failed(root, "claude", "s-1", FIRST)
+    failed(root, "claude", "s-2", AGAIN)
+    out = tmp_path / "report.html"
+    assert rb(root, "report", "--output", str(out)).returncode == 0
+    page = out.read_text(encoding="utf-8")
+    assert "Failed commands, and the ones that came back" in page and "2 failed commands seen, 1 distinct" in page
