@@ -377,21 +377,18 @@ class Session(Review):
         tags: Sequence[str] = (),
         ctx_hash: str | None = None,
     ) -> ArchiveRecord:
-        """Log an experience event; outcomes of one context hash add up to a success rate."""
+        """Log an experience event; outcomes of one context hash add up to a success rate.
+        An event with a lesson answers the session's one open failure (failures.answer)."""
         from rolebook.notebook.store import log_event
 
-        return log_event(
-            self.layout,
-            self.writable(check_role(role)),
-            event_type=event_type,
-            lesson=lesson,
-            context=context,
-            command=command,
-            outcome=outcome,
-            tags=list(tags),
-            ctx_hash=ctx_hash,
-            writer=self.who,
-        )
+        from .failures import answer
+
+        role = self.writable(check_role(role))
+        given = {"event_type": event_type, "lesson": lesson, "context": context, "command": command}
+        said = {"outcome": outcome, "tags": list(tags), "ctx_hash": ctx_hash, "writer": self.who}
+        record = log_event(self.layout, role, **given, **said)  # type: ignore[arg-type]
+        answer(self.layout, role, record.id, lesson, self.who.session)
+        return record
 
 
 def open_session(

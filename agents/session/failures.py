@@ -240,6 +240,23 @@ def _words(text: str) -> set[str]:
     return {w for w in re.findall(r"[a-z][a-z0-9_.-]{2,}", text.casefold()) if w not in _STOP}
 
 
+def answer(layout: Layout, role: str, entry: str, lesson: str, session: str | None) -> None:
+    """A logged event's lesson answers the session's one open failure (`log`): linked, as
+    a learning. Never fails the write it follows."""
+    from rolebook.notebook import RolebookError
+    from rolebook.notebook.store import append_failures, link_item
+
+    session = session or current(layout, role)
+    if not session or not lesson.strip():
+        return
+    try:
+        open_ = unanswered(layout, role, session)
+        if len(open_) == 1:
+            append_failures(layout, role, [link_item(open_[0].id, entry, "learnings", lesson, session, now())])
+    except (RolebookError, OSError):
+        pass
+
+
 def journal_links(layout: Layout, role: str, done: Plan, entries: Sequence[Entry]) -> None:
     """Journal the links of a write that stands."""
     from rolebook.notebook.store import append_failures, link_item

@@ -142,11 +142,11 @@ def figures(book: FailureBook) -> dict[str, Any]:
         for link in links:
             if link.at and (first not in linked_at or link.at < linked_at[first]):
                 linked_at[first] = link.at
-    outcome = {}  # failure id -> "shown" | "withheld"
+    outcome: dict[str, str] = {}  # failure id -> "shown" | "withheld"
     for item in book.seen:
-        fid = item.get("failure")
-        if isinstance(fid, str):
-            outcome[fid] = "withheld" if item.get("withheld") else "shown"
+        said = item.get("failure")
+        if isinstance(said, str):
+            outcome[said] = "withheld" if item.get("withheld") else "shown"
     after = Counter(
         outcome.get(f.id, "not shown")
         for f in book.failures.values()

@@ -294,3 +294,12 @@ def test_the_report_draws_the_failed_commands_per_week(tmp_path: Path) -> None:
     assert rb(root, "report", "--output", str(out)).returncode == 0
     page = out.read_text(encoding="utf-8")
     assert "Failed commands, and the ones that came back" in page and "2 failed commands seen, 1 distinct" in page
+
+
+def test_a_logged_lesson_answers_the_session_s_one_open_failure(tmp_path: Path) -> None:
+    root = project(tmp_path)
+    rb(root, "init", "coder")
+    failed(root, "claude", "s-1", FIRST)
+    logged = rb(root, "--session", "s-1", "log", "coder", "--type", "error", "--lesson", LESSON, "--outcome", "1/1")
+    assert logged.returncode == 0, logged.stderr
+    assert LESSON[:40] in failed(root, "claude", "s-2", AGAIN)
