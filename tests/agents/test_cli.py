@@ -47,7 +47,8 @@ def test_init_writes_everything_once_and_a_second_run_changes_no_byte(tmp_path: 
     }
     assert (
         files[".gitattributes"]
-        == b"agents/state/archive/*.jsonl merge=union\nagents/state/memory/*.md merge=rolebook\n"
+        == b"agents/state/archive/*.jsonl merge=union\nagents/state/archive/failures/*.jsonl merge=union\n"
+        b"agents/state/memory/*.md merge=rolebook\n"
     )
     assert files[".gitignore"] == b"/agents/state/.rolebook/\n"
     assert "created agents/state/memory/coder.md" in out
@@ -65,7 +66,8 @@ def test_init_appends_to_existing_git_files_keeping_their_line_endings(tmp_path:
     (tmp_path / ".gitattributes").write_bytes(b"*.png binary\r\nagents/state/archive/*.jsonl merge=union")
     code, out, _ = rb(tmp_path, "init")
     assert code == 0 and (tmp_path / ".gitattributes").read_bytes() == (
-        b"*.png binary\r\nagents/state/archive/*.jsonl merge=union\r\nagents/state/memory/*.md merge=rolebook\r\n"
+        b"*.png binary\r\nagents/state/archive/*.jsonl merge=union\r\n"
+        b"agents/state/archive/failures/*.jsonl merge=union\r\nagents/state/memory/*.md merge=rolebook\r\n"
     )
     assert out.count("updated .gitattributes") == 1
 
