@@ -320,8 +320,8 @@ class Session(Review):
 
         if not (command.strip() or error.strip()):
             return None
-        if not self.layout.archive.exists() and not self.layout.memory.exists():
-            return None
+        if not self.configured and not self.layout.archive.exists() and not self.layout.memory.exists():
+            return None  # no project here: nothing to record, nothing to recall
         roles = (check_role(role),) if role else ()
         return unasked(self, recall(self.layout, self.roots(), roles, command, error, exit_code, session, control))
 

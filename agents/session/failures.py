@@ -69,14 +69,18 @@ def seen(
     signal = {**mask.to_dict(), "key": mask.key()}
     known = [(f.id, m) for f in book.failures.values() if (m := Masked.from_dict(f.signal)) is not None]
     fid = failure_id(role, session, mask.key()) if session else None
-    same = recognise([(i, m) for i, m in known if i != fid], mask)
+    alike = recognise([(i, m) for i, m in known if i != fid], mask)
+    same = alike[0] if alike else None
     lessons: list[Link] = []
-    if same is not None:
+    for candidate in alike:  # the most alike failure whose lessons answer this one
         lessons = [
             k
-            for k in book.lessons(same)
+            for k in book.lessons(candidate)
             if (first := Masked.from_dict(book.failures[k.failure].signal)) is not None and answers(k.text, first, mask)
         ]
+        if lessons:
+            same = candidate
+            break
     withheld = bool(lessons) and control > 0 and (chance or random.Random()).random() < control
     items: list[dict[str, Any]] = []
     at = now()
@@ -130,6 +134,8 @@ def recall(
                 hits = tuple(_hit(roles[0], k) for k in known.lessons[-2:])
                 return SearchResult(hits, len(hits))
             answering = known.linked
+    if not layout.archive.exists() and not layout.memory.exists():
+        return SearchResult((), 0, warnings)  # no lesson written yet
     lent = partial(nearness, layout.derived)  # the session's model, when its MCP server lends it
     found = sure_hits(roots, failure, roles, nearness=lent)
     kept = tuple(h for h in found.hits if h.origin or h.id not in answering)

@@ -89,6 +89,7 @@ class Failure:
     lines: tuple[str, ...]
     exit_code: int | None = None
     keys: tuple[str, ...] = ()  # the key lines as they were (noise in): what `masked` reads
+    typed: str = ""  # the command as it was typed
 
     def masked(self) -> Masked:
         """The failure with what differs between two instances of it masked (section 6b)."""
@@ -241,6 +242,7 @@ def failure_of(command: str, output: str, exit_code: int | None = None) -> Failu
         tuple(dict.fromkeys(lines)),
         exit_code,
         tuple(dict.fromkeys(keys)),
+        command,
     )
 
 
@@ -267,6 +269,9 @@ _QUOTED = re.compile(
 )
 #: a word that is a name, not English: snake_case, camelCase, dotted.names, with digits
 _NAMEISH = re.compile(r"^(?:\w*_\w*|[a-z]+[A-Z]\w*|\w+(?:[.:]{1,2}\w+)+|[A-Za-z]+\d+\w*)$")
+#: a package with its version: requests==2.99.0, left-pad@1.3.0, serde = "1.0"
+_PINNED = re.compile(r"(?<![\w.-])([A-Za-z][\w.-]*?)\s?(?:==|>=|<=|~=|@|\s=\s)\s?[\"']?v?\d[\w.+-]*[\"']?")
+_PLACEHOLDERS = frozenset(("QNAME", "QARG", "PKG", "PATH", "HEX", "VER", "URL"))
 _MASK_WORD = re.compile(r"[A-Za-z_][\w]*(?:(?:\.|::)[A-Za-z_]\w*)*|\d+")
 #: words every error line may hold: they say nothing about which failure it is
 _FILLER = frozenset("a an the of to in on at for is are was be by it its this that with from or and as".split())
@@ -308,14 +313,18 @@ def _tool(word: str) -> str:
     return re.sub(r"[\d.]+$", "", word.casefold()) or word.casefold()
 
 
-def mask_line(line: str) -> tuple[list[str], list[str]]:
-    """(the masked words of an error line, the names masked out of it)."""
+def mask_line(line: str, command: str = "") -> tuple[list[str], list[str]]:
+    """(the masked words of an error line, the names masked out of it). A quoted name the
+    command itself names (`python3 app/cli.py` and 'app', a file given as an argument) is
+    masked apart: the agent's own code or input, not a thing that is missing."""
     names: list[str] = []
+    typed = set(re.split(r"[\s/=:,.'\"]+", command.casefold()))
 
     def quoted(match: re.Match[str]) -> str:
-        inner = next(g for g in match.groups() if g is not None)
-        names.append(inner.strip().casefold())
-        return " QNAME "
+        inner = next(g for g in match.groups() if g is not None).strip().casefold()
+        names.append(inner)
+        head = re.split(r"[/.:]+", inner.lstrip("./"))[0]
+        return " QARG " if command and (inner in command.casefold().split() or head in typed - {""}) else " QNAME "
 
     def path(match: re.Match[str]) -> str:
         last = re.split(r"[/\\]", match.group())[-1]
@@ -323,9 +332,14 @@ def mask_line(line: str) -> tuple[list[str], list[str]]:
             names.append(last.casefold())
         return " PATH "
 
+    def pinned(match: re.Match[str]) -> str:
+        names.append(match.group(1).casefold())
+        return " PKG VER "
+
     line = _ANSI.sub("", line)
     line = _URL.sub(lambda m: " localhost " if "localhost" in _url_words(m) else " URL ", line)
     line = _QUOTED.sub(quoted, line)
+    line = _PINNED.sub(pinned, line)
     line = _PATH.sub(path, line)
     line = _HEX.sub(" HEX ", line)
     line = _VERSION.sub(" VER ", line)
@@ -333,7 +347,7 @@ def mask_line(line: str) -> tuple[list[str], list[str]]:
     for word in _MASK_WORD.findall(line):
         if word.isdigit():
             words.append("NUM")
-        elif word in ("QNAME", "PATH", "HEX", "VER", "URL") or (_CODE.fullmatch(word) and word not in _NOT_CODES):
+        elif word in _PLACEHOLDERS or (_CODE.fullmatch(word) and word not in _NOT_CODES):
             words.append(word)
         elif _NAMEISH.match(word):
             names.append(word.casefold())
@@ -351,7 +365,7 @@ def masked(failure: Failure) -> Masked:
     words: dict[str, None] = {}
     names: dict[str, None] = {}
     for line in keys:
-        found, masked_out = mask_line(line)
+        found, masked_out = mask_line(line, failure.typed)
         words.update(dict.fromkeys(found))
         names.update(dict.fromkeys(masked_out))
     tools = tuple(dict.fromkeys(_tool(w) for w in failure.command if w not in ("cd",)))
@@ -360,12 +374,12 @@ def masked(failure: Failure) -> Masked:
 
 def sameness(a: Masked, b: Masked) -> float:
     """How surely two masked failures are one failure, 0 to 1: the share of their masked
-    words they hold in common, when they ran one tool or name one error code; 0 when they
-    share neither, or name codes and none of the same."""
-    if a.codes and b.codes and not set(a.codes) & set(b.codes):
+    words they hold in common, when they ran one tool and name the same error codes (at
+    least one, or none at all); else 0."""
+    if bool(a.codes) != bool(b.codes) or (a.codes and not set(a.codes) & set(b.codes)):
         return 0.0
-    if not set(a.tools) & set(b.tools) and not set(a.codes) & set(b.codes):
-        return 0.0
+    if not set(a.tools) & set(b.tools) or ("QARG" in a.words) != ("QARG" in b.words):
+        return 0.0  # another tool; the agent's own code or input named in one of them only
     x, y = set(a.words) | set(a.codes), set(b.words) | set(b.codes)
     if not x or not y:
         return 0.0
@@ -390,12 +404,15 @@ def answers(lesson: str, first: Masked, again: Masked) -> bool:
 SAME_FAILURE = 0.6
 
 
-def recognise(known: Iterable[tuple[str, Masked]], now: Masked, floor: float = SAME_FAILURE) -> str | None:
-    """The id of the remembered failure `now` is another instance of (the most alike, the
-    latest on a tie), or None."""
-    best, best_id = floor, None
-    for fid, then in known:
+def recognise(known: Iterable[tuple[str, Masked]], now: Masked, floor: float = SAME_FAILURE) -> list[str]:
+    """The ids of the remembered failures `now` is another instance of: the most alike, at
+    least `floor` alike (several when they are alike to the same degree), the one that
+    shares more of the names masked out of it (the same package, file) first, then the
+    latest."""
+    found = []
+    for n, (fid, then) in enumerate(known):
         score = sameness(then, now)
-        if score >= best:
-            best, best_id = score, fid
-    return best_id
+        if score >= floor:
+            found.append((score, len(set(then.names) & set(now.names)), n, fid))
+    best = max((f[0] for f in found), default=0.0)
+    return [fid for score, *_, fid in sorted(found, reverse=True) if score == best]

@@ -47,6 +47,8 @@ os.environ.setdefault("ROLEBOOK_OFFLINE", "1")
 
 from tests.agents.payloads import output_of  # noqa: E402
 
+VERBOSE = False  # --verbose: each case counted wrong, with what was shown
+
 
 def load(name: str) -> tuple[dict[str, dict[str, Any]], list[dict[str, Any]]]:
     folder = RECUR / name
@@ -121,6 +123,10 @@ def run(name: str, split: str, process: bool) -> Counter[str]:
             shown = root.recall(role, session, case)
             lessons = [k for k in kinds.values() if k["lesson"][:50] in shown or _cut_in(k["lesson"], shown)]
             right = case["part"] == "again" and kind is not None and kind["carries"]
+            if VERBOSE and (bool(shown) != right or (shown and kind not in lessons)):
+                print(
+                    f"  {case['id']} {'carries' if right else case['part']}: {' | '.join(shown.splitlines()[1:])[:160]}"
+                )
             if right:
                 assert kind is not None
                 out[f"recur {kind['words']}"] += 1
@@ -180,7 +186,10 @@ def main() -> None:
     parser.add_argument("--floor", type=float)
     parser.add_argument("--fit", action="store_true")
     parser.add_argument("--process", action="store_true")
+    parser.add_argument("--verbose", action="store_true")
     args = parser.parse_args()
+    global VERBOSE
+    VERBOSE = args.verbose
     sets = args.sets or sorted(p.name for p in RECUR.iterdir() if (p / "failures.jsonl").exists())
     from rolebook.notebook.search import failure
 
