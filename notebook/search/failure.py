@@ -271,7 +271,7 @@ _QUOTED = re.compile(
 _NAMEISH = re.compile(r"^(?:\w*_\w*|[a-z]+[A-Z]\w*|\w+(?:[.:]{1,2}\w+)+|[A-Za-z]+\d+\w*)$")
 #: a package with its version: requests==2.99.0, left-pad@1.3.0, serde = "1.0"
 _PINNED = re.compile(r"(?<![\w.-])([A-Za-z][\w.-]*?)\s?(?:==|>=|<=|~=|@|\s=\s)\s?[\"']?v?\d[\w.+-]*[\"']?")
-_PLACEHOLDERS = frozenset(("QNAME", "QARG", "PKG", "PATH", "HEX", "VER", "URL"))
+_PLACEHOLDERS = frozenset(("QNAME", "QARG", "ARG", "PKG", "PATH", "HEX", "VER", "URL"))
 _MASK_WORD = re.compile(r"[A-Za-z_][\w]*(?:(?:\.|::)[A-Za-z_]\w*)*|\d+")
 #: words every error line may hold: they say nothing about which failure it is
 _FILLER = frozenset("a an the of to in on at for is are was be by it its this that with from or and as".split())
@@ -319,6 +319,12 @@ def mask_line(line: str, command: str = "") -> tuple[list[str], list[str]]:
     masked apart: the agent's own code or input, not a thing that is missing."""
     names: list[str] = []
     typed = set(re.split(r"[\s/=:,.'\"]+", command.casefold()))
+    # the command's arguments (a branch, a target, a file): the tool and its action words are kept
+    try:
+        given = shlex.split(command.casefold())
+    except ValueError:
+        given = command.casefold().split()
+    arguments = {w for w in given if w and not w.startswith("-")} - set(command_words(command))
 
     def quoted(match: re.Match[str]) -> str:
         inner = next(g for g in match.groups() if g is not None).strip().casefold()
@@ -347,6 +353,9 @@ def mask_line(line: str, command: str = "") -> tuple[list[str], list[str]]:
     for word in _MASK_WORD.findall(line):
         if word.isdigit():
             words.append("NUM")
+        elif word.casefold() in arguments:
+            names.append(word.casefold())
+            words.append("ARG")
         elif word in _PLACEHOLDERS or (_CODE.fullmatch(word) and word not in _NOT_CODES):
             words.append(word)
         elif _NAMEISH.match(word):
