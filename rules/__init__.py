@@ -15,7 +15,7 @@ if TYPE_CHECKING:  # what type checkers see; at run time each name loads on firs
     from .drift import drift_alerts, instruction_files, with_drift
     from .grouping import NO_INSTRUCTION, Candidate, candidates, find_candidate, role_groups
     from .promotion import Promotion, apply, decide, demote, finish_promotions, taken_out_by_hand
-    from .proposals import Likeness, Proposal
+    from .proposals import Likeness, Proposal, likeness
     from .recurrence import Recurrence, find_mistake
     from .similarity import Judge, keyword_same_mistake, meaning_judge
     from .violations import find_violations, refresh_alerts, rule_report, violation_line
@@ -45,6 +45,7 @@ _WHERE = {
     "taken_out_by_hand": "promotion",
     "Likeness": "proposals",
     "Proposal": "proposals",
+    "likeness": "proposals",
     "Recurrence": "recurrence",
     "find_mistake": "recurrence",
     "Judge": "similarity",
@@ -79,6 +80,7 @@ __all__ = [
     "finish_promotions",
     "instruction_files",
     "keyword_same_mistake",
+    "likeness",
     "list_rules",
     "meaning_judge",
     "refresh_alerts",

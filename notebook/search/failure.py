@@ -310,7 +310,11 @@ class Masked:
 
 
 def _tool(word: str) -> str:
-    return re.sub(r"[\d.]+$", "", word.casefold()) or word.casefold()
+    """A tool as two runs agree on it: python3.12 is python, ./deploy.sh and migrate.sh are
+    shell scripts."""
+    word = word.casefold()
+    script = re.fullmatch(r".*\.(sh|bash|py|js|mjs|ts|rb|pl)", word)
+    return f"{script.group(1)}-script" if script else (re.sub(r"[\d.]+$", "", word) or word)
 
 
 def mask_line(line: str, command: str = "") -> tuple[list[str], list[str]]:
@@ -382,17 +386,19 @@ def masked(failure: Failure) -> Masked:
 
 
 def sameness(a: Masked, b: Masked) -> float:
-    """How surely two masked failures are one failure, 0 to 1: the share of their masked
-    words they hold in common, when they ran one tool and name the same error codes (at
-    least one, or none at all); else 0."""
+    """How surely two masked failures are one failure, 0 to 1: how much of their masked
+    words they hold in common (the mean of the share of all and the share of the fewer),
+    when they ran one tool and name the same error codes (at least one, or none at all);
+    else 0."""
     if bool(a.codes) != bool(b.codes) or (a.codes and not set(a.codes) & set(b.codes)):
         return 0.0
-    if not set(a.tools) & set(b.tools) or ("QARG" in a.words) != ("QARG" in b.words):
-        return 0.0  # another tool; the agent's own code or input named in one of them only
+    if not set(a.tools) & set(b.tools):
+        return 0.0
     x, y = set(a.words) | set(a.codes), set(b.words) | set(b.codes)
     if not x or not y:
         return 0.0
-    return len(x & y) / len(x | y)
+    common = len(x & y)
+    return (common / len(x | y) + common / min(len(x), len(y))) / 2
 
 
 def names_in(text: str, names: Sequence[str]) -> set[str]:
@@ -401,16 +407,26 @@ def names_in(text: str, names: Sequence[str]) -> set[str]:
     return {n for n in names if len(n) > 1 and re.search(rf"(?<![\w.-]){re.escape(n)}(?![\w-])", folded)}
 
 
-def answers(lesson: str, first: Masked, again: Masked) -> bool:
+def answers(lesson: str, first: Masked, again: Masked, again_said: str = "") -> bool:
     """Whether a lesson linked to the first instance of a failure answers another: not when
-    it names a name masked out of the first (a package, a module) that the other lacks."""
-    named = names_in(lesson, first.names)
-    return not named or named <= set(again.names)
+    it names a name masked out of the first (a package, a module) that the other lacks (a
+    name the other says too, `again_said`, or one of the same stem, tsconfig.json and
+    tsconfig.build.json, is there). Even a name the lesson only copies with the error line
+    counts: on the fit sets, forgiving those lost more wrong lessons than it won right ones."""
+    named = names_in(lesson, first.names) - set(first.tools)
+    present = {*again.names, *again.tools}
+    stems = {_stem(x) for x in present}
+    said = again_said.casefold()
+    return all(n in present or n in said or _stem(n) in stems for n in named)
+
+
+def _stem(name: str) -> str:
+    return re.split(r"[./_-]", name.strip("./") or name)[0]
 
 
 #: two failures at least this alike (`sameness`) are one failure (fitted on the fit part of
 #: tests/fixtures/failures/recur, see its card and tests/bench/bench_failures.py)
-SAME_FAILURE = 0.6
+SAME_FAILURE = 0.65
 
 
 def recognise(known: Iterable[tuple[str, Masked]], now: Masked, floor: float = SAME_FAILURE) -> list[str]:
