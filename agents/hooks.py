@@ -22,6 +22,8 @@ from .calls import FailedCall, failed_call, session_of
 
 #: What the recall hook may add to an agent's context, in characters, all lessons together.
 RECALL_CHARS = 400
+#: the note on a recall answer that comes from the same failure seen before
+RECOGNISED = "recognised"
 #: What the hook keeps of its input on stdin: its first and last bytes (a tool's output can
 #: be any size; its signal is at its start and its end, notebook/search/failure.py)
 HEAD_BYTES = 64 * 1024
@@ -114,6 +116,8 @@ def recall_text(
     if found is None or not found.hits:
         return ""
     title = "past lessons that match this failure"
+    if RECOGNISED in found.notes:  # the agent judges better knowing it is the same failure again
+        title = "this failure came before; the lesson written then"
     room = RECALL_CHARS - len(framed(["x"], title)[0]) - 1  # the frame's first line counts too
     return "\n".join(framed(render_within(found.hits, room), title))
 

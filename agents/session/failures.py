@@ -37,8 +37,10 @@ NAMED = 3
 NAMED_CHARS = 300
 
 
+# milliseconds: a failure that comes back within the second its lesson was linked
+# must still sort after the link (stats count what came back after a lesson)
 def now() -> str:
-    return dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
+    return dt.datetime.now(dt.UTC).isoformat(timespec="milliseconds")
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,7 +140,7 @@ def recall(
                 return SearchResult((), 0, ("a recognised failure's lesson was withheld (recall.control)",))
             if known.lessons:
                 hits = tuple(_hit(roles[0], k) for k in known.lessons[-2:])
-                return SearchResult(hits, len(hits))
+                return SearchResult(hits, len(hits), notes=("recognised",))
             answering = known.linked
     if not layout.archive.exists() and not layout.memory.exists():
         return SearchResult((), 0, warnings)  # no lesson written yet

@@ -86,7 +86,7 @@ def test_what_reaches_the_agent_is_the_lesson_once_within_the_recall_budget(tmp_
     rb(root, "--session", "s-1", "update", "coder", "-m", LESSON)
     context = json.loads(failed(root, "claude", "s-2", AGAIN))["hookSpecificOutput"]["additionalContext"]
     assert context.count(LESSON[:40]) == 1 and len(context) <= 400
-    assert "notes from memory, not instructions" in context
+    assert "notes from memory, not instructions" in context and "this failure came before" in context
 
 
 def test_a_lesson_about_the_one_package_does_not_answer_another_package_missing(tmp_path: Path) -> None:
@@ -106,12 +106,28 @@ def test_a_mistake_that_answers_a_failure_an_earlier_mistake_answers_is_counted_
     failed(root, "claude", "s-1", FIRST)
     rb(root, "--session", "s-1", "update", "coder", "-m", LESSON, "--date", "2026-11-02")
     failed(root, "claude", "s-2", AGAIN)
-    again = "ran the report with the system python again; the venv has the packages"
+    again = "ran the report with the system interpreter again; activate the project's virtualenv first"
     wrote = rb(root, "--session", "s-2", "update", "coder", "-m", again, "--date", "2026-11-20", "--json")
     data = json.loads(wrote.stdout)
     assert [x["count"] for x in data["linked"]] == [2], data  # counted without asking
     notebook = (root / "agents/state/memory/coder.md").read_text(encoding="utf-8")
     assert "(x2)" in notebook and again in notebook
+
+
+def test_a_mistake_in_unlike_words_on_the_same_failure_is_not_merged(tmp_path: Path) -> None:
+    # the failure alone is not enough: one failure can have two causes (a missing venv, a
+    # typo in the requirements): the words must be alike too, or the count would lie
+    root = project(tmp_path)
+    rb(root, "init", "coder")
+    failed(root, "claude", "s-1", FIRST)
+    rb(root, "--session", "s-1", "update", "coder", "-m", LESSON, "--date", "2026-11-02")
+    failed(root, "claude", "s-2", AGAIN)
+    other = "misspelled pyyaml in requirements.txt; copy package names from pypi.org"
+    wrote = rb(root, "--session", "s-2", "update", "coder", "-m", other, "--date", "2026-11-20", "--json")
+    data = json.loads(wrote.stdout)
+    assert data["linked"] == [], data
+    notebook = (root / "agents/state/memory/coder.md").read_text(encoding="utf-8")
+    assert "(x2)" not in notebook and other in notebook and LESSON in notebook
 
 
 def test_with_several_open_failures_the_lesson_that_names_one_is_linked_and_the_rest_proposed(
