@@ -24,6 +24,7 @@ from mcp import Client
 from rolebook.agents import hooks
 from rolebook.agents.cli import app
 from rolebook.notebook.display import ACTIVE, shown, shown_json, shown_line
+from roots import project
 from served import served
 from typer.testing import CliRunner
 
@@ -257,12 +258,13 @@ def test_every_importer_reports_hostile_files_and_fields_escaped_and_what_it_too
         + "\n",
         encoding="utf-8",
     )
+    # in a project: where there is none, import says so before it reads a line
+    root = project(tmp_path / "root")
     for extra in ([], ["--skip-bad"], ["--json"]):
-        code, out, err = rb(tmp_path / "root", "import", "agent-knowledge", str(source), "--role", "qa", *extra)
+        code, out, err = rb(root, "import", "agent-knowledge", str(source), "--role", "qa", *extra)
         assert code in (0, 2) and not inert(out) and not inert(err), (extra, err)
         assert "\\u001b" in err
 
-    root = tmp_path / "root"
     for fmt, path in sources(tmp_path / "sources").items():
         for extra in ([], ["--skip-bad"], ["--json"]):
             role = [] if fmt == "cerebro" else ["--role", "qa"]

@@ -527,13 +527,13 @@ def test_yaml_nested_fifty_thousand_deep_is_refused_not_crashed_on(tmp_path: Pat
 
 
 def test_json_nested_deep_or_a_huge_record_in_an_import_is_a_bad_line(tmp_path: Path) -> None:
-    rb(tmp_path, "init")
+    assert rb(tmp_path, "init", "coder")[0] == 0  # import now refuses an unknown role before reading
     source = tmp_path / "xmem"
     source.mkdir()
     deep = "[" * 30_000 + "]" * 30_000  # under the size limit, past any parser's depth
     huge = json.dumps({"id": "f", "type": "tool_failure", "error": "x" * 100_000})
     (source / "failures.jsonl").write_text(deep + "\n" + huge + "\n")
-    code, _, err = rb(tmp_path / "root", "import", "xmem", str(source), "--role", "coder")
+    code, _, err = rb(tmp_path, "import", "xmem", str(source), "--role", "coder")
     assert code == 2 and "failures.jsonl:1: JSON nested too deep" in err
     assert "failures.jsonl:2: a record of 100," in err and "over the limit of 65,536" in err
 
