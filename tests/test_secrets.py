@@ -158,3 +158,19 @@ def test_the_corpus_goes_through_update_and_store_into_no_file(tmp_path: Path) -
             data = path.read_bytes()
             for value in values:
                 assert value.encode() not in data, (path, value)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'bash -c "mysql --user=report --password=\\"GvAo^n*qeQ2zM*wpi=2\\" reporting"',  # a shell's "..."
+        '{"v": 1, "id": "cut", "text": "mysql -u app --password=\\"GvAo^n*qeQ2zM*wpi=2\\" app',  # a line cut short
+        '{\\"db_password\\": \\"GvAo^n*qeQ2zM*wpi=2\\"}',  # a JSON string's text
+        'sh -c "bash -c \\"mysql -p\\\\\\"GvAo^n*qeQ2zM*wpi=2\\\\\\" db\\""',  # escaped twice over
+    ],
+)
+def test_a_value_between_escaped_quotes_is_redacted_whole(text: str) -> None:
+    """`--password=\\"...\\"`: the backslash alone was taken for the value and the secret
+    after it kept (a cut archive line in an export brought one into the archive)."""
+    clean, kinds = redact(text)
+    assert "GvAo^n*qeQ2zM*wpi=2" not in clean and kinds == ["password"], clean

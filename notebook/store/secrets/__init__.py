@@ -49,6 +49,8 @@ _ABOUT = frozenset(
 
 
 def _unquoted(value: str) -> str:
+    if escaped := re.fullmatch(r'\\+"(.*?)\\+"', value, re.S):  # between escaped quotes
+        return escaped.group(1)
     if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'`":
         return value[1:-1]
     return value

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
-_V = r"""(?P<v>"[^"\n]*"|'[^'\n]*'|[^\s'"`]+)"""  # a value: quoted (spaces and all), or up to a space
-_U = r"""(?P<v>"[^"\n]*"|'[^'\n]*'|`[^`\n]*`|[^\s'"`,;&)}\]<>]+)"""  # one that ends at `&`, `;`, `,`, ...
+#: a value between escaped quotes (`--password=\"x\"` inside a shell's "...", a JSON string's
+#: text, escaped twice over): quoted too, else its backslash alone was the value, the rest kept
+_Q = r"""\\+"[^"\n]*?\\+"|"""
+_V = r"""(?P<v>""" + _Q + r""""[^"\n]*"|'[^'\n]*'|[^\s'"`]+)"""  # a value: quoted (spaces and all), or up to a space
+_U = r"""(?P<v>""" + _Q + r""""[^"\n]*"|'[^'\n]*'|`[^`\n]*`|[^\s'"`,;&)}\]<>]+)"""  # one ending at `&`, `;`, `,` ...
 _TOKEN = r"[A-Za-z0-9+/=_.~%-]"
 #: the words that make a name name a secret; `_kind_of` says which of them it really is
 _NAME = r"[\w.-]{0,40}?(?i:pass|pwd|secret|token|key|auth|sess|sid|sig|credential|contrase)[\w.-]{0,40}"
@@ -168,13 +171,14 @@ RULES: tuple[tuple[str, tuple[str, ...], str, str], ...] = (
         + r""")['"]?[ \t]*:[ \t]*)(?P<v>[^\s'"`#{\[|>&*!%$<(][^\n]*?[ \t][^\n]*?)[ \t]*$""",
         "phrase",
     ),
-    # name = value, name: value, "name": "value", NAME=value, ?name=value&: the name says what it holds
+    # name = value, name: value, "name": "value" (its quotes escaped too), NAME=value, ?name=value&:
+    # the name says what it holds
     (
         "password",
         ("pass", "pwd", "secret", "token", "key", "auth", "sess", "sid", "sig", "credential", "contrase"),
         r"""(?P<p>(?<![\w.$-])['"]?(?P<n>"""
         + _NAME
-        + r""")['"]?\s*(?::=|=>|=(?!=)|:(?![:/])|%(?:25)?3[dD])\s*)"""
+        + r""")(?:\\*['"])?\s*(?::=|=>|=(?!=)|:(?![:/])|%(?:25)?3[dD])\s*)"""
         + _U,
         "name",
     ),
