@@ -5,6 +5,7 @@ Run by hand:
     python tests/bench/bench_failures.py [--set d --set e] [--split held-out] [--floor 0.6]
     python tests/bench/bench_failures.py --fit          (sweep the floor of "the same failure")
     python tests/bench/bench_failures.py --process      (through the installed command: the figures that land)
+    python tests/bench/bench_failures.py --stats        (and what `rolebook stats` shows for the month run)
 
 Per set and split, one root, as a month of sessions would fill it: for each kind, a
 session in which its `first` failure goes through the recall hook and the kind's lesson is
@@ -30,6 +31,7 @@ The floor of "the same failure" (notebook/search/failure.py SAME_FAILURE) is cho
 from __future__ import annotations
 
 import argparse
+import datetime as dt
 import json
 import os
 import subprocess
@@ -47,7 +49,11 @@ os.environ.setdefault("ROLEBOOK_OFFLINE", "1")
 
 from tests.agents.payloads import output_of  # noqa: E402
 
+STATS = False  # --stats: the failure figures `rolebook stats` shows, summed over the roles
 VERBOSE = False  # --verbose: each case counted wrong, with what was shown
+#: the first lessons are written on days from here on (each kind its own day), the second
+#: mistakes today: entries in the future are refused
+START = dt.date.today() - dt.timedelta(days=330)
 
 
 def load(name: str) -> tuple[dict[str, dict[str, Any]], list[dict[str, Any]]]:
@@ -111,7 +117,7 @@ def run(name: str, split: str, process: bool) -> Counter[str]:
         for n, (kind, about) in enumerate(sorted(kinds.items())):
             first = next(f for f in failures if f["kind"] == kind and f["part"] == "first")
             root.recall(about["role"], f"s-{kind}-1", first)
-            day = f"2026-{1 + n // 28:02d}-{1 + n % 28:02d}"
+            day = (START + dt.timedelta(days=n % 300)).isoformat()
             root.write(about["role"], f"s-{kind}-1", about["section"], about["lesson"], day)
         seconds: set[str] = set()
         for case in failures:
@@ -142,12 +148,21 @@ def run(name: str, split: str, process: bool) -> Counter[str]:
             second = kind.get("second_lesson") if kind and case["part"] == "again" else None
             if kind is not None and second and case["kind"] not in seconds:
                 seconds.add(case["kind"])
-                wrote = root.write(role, session, "mistakes", second, "2026-12-01")
+                wrote = root.write(role, session, "mistakes", second, dt.date.today().isoformat())
                 merged = bool(wrote.get("linked"))
                 out["merges"] += merged
                 out["merges right"] += merged and kind["carries"]
                 out["carrying seconds"] += kind["carries"]
                 out["carrying seconds merged"] += merged and kind["carries"]
+        if STATS:  # what `rolebook stats` shows for the month of sessions just run
+            from rolebook.agents.config import load_config
+            from rolebook.notebook.store import figures, read_failures
+
+            layout = load_config(root.root).layout
+            for role in roles:
+                f = figures(read_failures(layout, role))
+                out.update({f"stats {k}": f[k] for k in ("seen", "distinct", "repeats")})
+                out.update({f"stats after lesson {k}": v for k, v in f["after_lesson"].items()})
     return out
 
 
@@ -187,9 +202,10 @@ def main() -> None:
     parser.add_argument("--fit", action="store_true")
     parser.add_argument("--process", action="store_true")
     parser.add_argument("--verbose", action="store_true")
+    parser.add_argument("--stats", action="store_true")
     args = parser.parse_args()
-    global VERBOSE
-    VERBOSE = args.verbose
+    global VERBOSE, STATS
+    VERBOSE, STATS = args.verbose, args.stats
     sets = args.sets or sorted(p.name for p in RECUR.iterdir() if (p / "failures.jsonl").exists())
     from rolebook.notebook.search import failure
 
@@ -206,6 +222,8 @@ def main() -> None:
             total.update({k: v for k, v in c.items() if k != "chars max"})
             total["chars max"] = max(total["chars max"], c["chars max"])
             print(f"floor {floor} {split} " + report(name, c), flush=True)
+            if STATS:
+                print("  stats:", {k[6:]: v for k, v in sorted(c.items()) if k.startswith("stats ")}, flush=True)
         print(f"floor {floor} {split} " + report("all", total), flush=True)
 
 
