@@ -252,14 +252,17 @@ def stop(stdin: str, root: Path | None, role: str) -> str:
         return ""  # the reminder's own turn, or no session to tell by
     path = _session_file(config, session)
     note = _note(path)
-    if note is None or note.get("reminded") or not isinstance(note.get("archive_size"), int):
-        return ""  # the session start was not seen, or the reminder was given
+    if note is not None and note.get("reminded"):
+        return ""  # the reminder was given
     from .session.failures import named, unanswered
 
     open_ = unanswered(config.layout, role, session)
-    if _archive_size(config, role) > note["archive_size"] and not open_:
-        return ""  # this session wrote to the role's memory, and its failures have their lessons
-    _write_note(path, {**note, "reminded": True})
+    size = note.get("archive_size") if note is not None else None
+    if not open_ and (not isinstance(size, int) or _archive_size(config, role) > size):
+        # the session start was not seen (nothing to tell a write by), or this session
+        # wrote to the role's memory; and no failure of it waits for its lesson
+        return ""
+    _write_note(path, {**(note or {}), "reminded": True})
     reason = (
         f"Before you finish, record what this session taught the {role} role: "
         f'`rolebook update {role} --mistake "..." --learning "..." --log "..."` '

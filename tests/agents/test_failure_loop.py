@@ -319,3 +319,16 @@ def test_a_logged_lesson_answers_the_session_s_one_open_failure(tmp_path: Path) 
     logged = rb(root, "--session", "s-1", "log", "coder", "--type", "error", "--lesson", LESSON, "--outcome", "1/1")
     assert logged.returncode == 0, logged.stderr
     assert LESSON[:40] in failed(root, "claude", "s-2", AGAIN)
+
+
+def test_a_session_whose_start_the_hook_did_not_see_is_still_reminded_of_its_failures(tmp_path: Path) -> None:
+    # an agent started before `integrate`, or a CLI whose session start did not reach us:
+    # its failures are known all the same, so the Stop reminder names them, once
+    root = project(tmp_path)
+    rb(root, "init", "coder")
+    stop = json.dumps({"session_id": "s-1", "hook_event_name": "Stop"})
+    assert rb(root, "hook", "stop", "--role", "coder", stdin=stop).stdout == ""  # no failure: nothing to say
+    failed(root, "claude", "s-1", FIRST)
+    reason = json.loads(rb(root, "hook", "stop", "--role", "coder", stdin=stop).stdout)["reason"]
+    assert "python app.py" in reason and "rolebook --session s-1 update coder" in reason
+    assert rb(root, "hook", "stop", "--role", "coder", stdin=stop).stdout == ""  # once per session
