@@ -212,7 +212,8 @@ def failure_line(f: dict[str, Any]) -> str:
     after = f["after_lesson"]
     came = sum(after.values())
     line = (
-        f"{f['seen']} failed commands seen, {f['distinct']} distinct; {f['repeats']} repeats "
+        f"{f['seen']} failed command{'s' * (f['seen'] != 1)} seen, {f['distinct']} distinct; "
+        f"{f['repeats']} repeat{'s' * (f['repeats'] != 1)} of an earlier one "
         f"({100 * (f['repeat_rate'] or 0):.0f}%); came back after a lesson: {came} "
         f"(lesson shown {after['shown']}, withheld {after['withheld']}, not shown {after['not shown']})"
     )

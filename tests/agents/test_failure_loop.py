@@ -298,7 +298,11 @@ def test_stats_count_what_recurs_and_say_when_it_is_too_few(tmp_path: Path) -> N
     assert figures["after_lesson"] == {"shown": 1, "withheld": 1, "not shown": 0}
     assert figures["too_few"] is True and sum(w["seen"] for w in figures["per_week"].values()) == 5
     text = rb(root, "stats", "coder").stdout
-    assert "5 failed commands seen, 2 distinct" in " ".join(text.split()) and "too few" in text
+    assert (
+        "5 failed commands seen, 2 distinct" in " ".join(text.split())
+        and "3 repeats of an earlier one" in " ".join(text.split())
+        and "too few" in text
+    )
 
 
 def test_the_report_draws_the_failed_commands_per_week(tmp_path: Path) -> None:
@@ -309,7 +313,10 @@ def test_the_report_draws_the_failed_commands_per_week(tmp_path: Path) -> None:
     out = tmp_path / "report.html"
     assert rb(root, "report", "--output", str(out)).returncode == 0
     page = out.read_text(encoding="utf-8")
-    assert "Failed commands, and the ones that came back" in page and "2 failed commands seen, 1 distinct" in page
+    assert (
+        "Failed commands, and the ones that came back" in page
+        and "2 failed commands seen, 1 distinct; 1 repeat of an earlier one" in page
+    )
 
 
 def test_a_logged_lesson_answers_the_session_s_one_open_failure(tmp_path: Path) -> None:
