@@ -1,7 +1,8 @@
 """rolebook inside the real clients: the MCP Inspector CLI and the official TypeScript SDK
-client against `rolebook mcp`, and Claude Code and Gemini CLI running whole offline
-sessions against a stand-in model server on 127.0.0.1 that records what reached the
-model's context.
+client against `rolebook mcp`, and Claude Code, Codex, Gemini CLI and Copilot CLI running
+whole offline sessions against a stand-in model server on 127.0.0.1 that records what
+reached the model's context (the failure loop too: a failure that comes back in a later
+session brings the lesson its first session wrote).
 
 The clients are npm packages pinned in tests/clients/package.json; `.ci/run` installs
 them (`npm install --prefix tests/clients`). Where they are not installed, these tests
@@ -467,3 +468,97 @@ def test_a_whole_codex_session_recalls_the_lesson_from_the_exit_code_in_its_tran
     assert RECALLED not in main[0] and NOTEBOOK_LINE in main[0]  # the session start put the notebook there
     assert RECALLED in main[1] and "EJSONPARSE: a trailing comma" in main[1]
     assert main[-1].count(RECALLED) == 1  # nothing after the ls nor after the echo that printed error
+
+
+#: the failure loop's scripts, run for real: the first two fail as an interpreter without the
+#: project's packages fails (ModuleNotFoundError, two packages not installed here), the
+#: third is the same tool with another problem (a SyntaxError)
+LOOP_SCRIPTS = {
+    "app.py": "import stripe\n\nprint(stripe.api_key)\n",
+    "tools/sync.py": "import os\nimport sys\n\nimport boto3\n\nprint(os.getcwd(), sys.argv)\n",
+    "tools/total.py": "def total(items)\n    return sum(items)\n",
+}
+LOOP_FIRST, LOOP_AGAIN, LOOP_NEAR = "python3 app.py", "python3 tools/sync.py", "python3 tools/total.py"
+#: written at the first session's end in other words than the error: no word of its line
+LOOP_LESSON = "activate the project virtualenv first; the system interpreter lacks the deps"
+#: how the recall hook frames the lesson linked to a failure it recognises (agents/hooks.py)
+CAME_BEFORE = "this failure came before; the lesson written then"
+
+
+def whole_session(cli: str, root: Path, home: Path, commands: list[str]) -> list[str]:
+    """One whole session of the real agent CLI `cli` in `root` (its own `home`, so its own
+    session id), the stand-in running `commands` in its shell tool, one after another; what
+    reached the model, one string per request of the main conversation."""
+    exe = client(cli)
+    prompt = "fix the sync script"
+    with StandIn() as model:
+        if cli == "claude":
+            model.steps = [("Bash", {"command": c}) for c in commands]
+            env = claude_env(home, model.url)
+            allowed = ["--allowedTools", "Bash", "mcp__rolebook"]
+            args = [exe, "-p", prompt, "--output-format", "json", "--mcp-config", ".mcp.json", *allowed]
+        elif cli == "gemini":
+            model.steps = [("run_shell_command", {"command": c}) for c in commands]
+            env = gemini_env(home, model.url, root)
+            args = [exe, "-p", prompt, "--yolo", "-o", "json", "-m", "gemini-2.5-flash"]
+        elif cli == "copilot":
+            model.steps = [("bash", {"command": c, "description": "run"}) for c in commands]
+            env = copilot_env(home, model.url)
+            args = [exe, "-p", prompt, "--allow-all-tools", "--trust-folder"]
+        else:
+            model.steps = [("exec_command", {"cmd": c}) for c in commands]
+            env = codex_env(home, model.url, root)
+            args = [exe, "exec", "--dangerously-bypass-hook-trust", prompt]
+        done = subprocess.run(args, cwd=root, env={**os.environ, **env}, capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+        if cli == "codex":
+            bodies = [json.dumps(r["body"]) for r in model.requests if r["path"].endswith("/responses")]
+            return [b for b in bodies if "exec_command" in b]
+        return [json.dumps(r["body"]) for r in model.requests if r["body"].get("tools")]
+
+
+@pytest.mark.parametrize("cli", ["claude", "codex", "gemini", "copilot"])
+def test_the_same_failure_in_a_later_session_brings_the_lesson_its_first_session_wrote(
+    tmp_path: Path, cli: str
+) -> None:
+    """The failure loop in a real agent CLI (issue 37): session 1's command fails for a
+    missing package and the lesson is written at its end, in other words than the error,
+    with that session's id; session 2 (another id) fails the same way with another script and
+    another package: the lesson reaches the model once, framed as the failure come back; a
+    near miss (the same tool, a SyntaxError) brings nothing."""
+    from rolebook.notebook.store import Layout, read_failures
+
+    client(cli)
+    root = tmp_path / "project"
+    root.mkdir()
+    subprocess.run(["git", "init", "-q"], cwd=root, check=True)
+    subprocess.run([ROLEBOOK, "init", "coder", "--agent", cli], cwd=root, check=True, capture_output=True)
+    for name, text in LOOP_SCRIPTS.items():
+        (root / name).parent.mkdir(exist_ok=True)
+        (root / name).write_text(text, encoding="utf-8")
+
+    first = whole_session(cli, root, tmp_path / "home-1", [LOOP_FIRST])
+    assert "No module named 'stripe'" in first[1]  # the script failed for real, and the model saw it
+    assert not any(RECALLED in c or CAME_BEFORE in c for c in first)  # nothing remembered yet
+    (failure,) = [f for f in read_failures(Layout.default(root), "coder").failures.values()]
+    assert failure.command == LOOP_FIRST  # the hook recorded it, with the CLI's session id
+    wrote = subprocess.run(
+        [ROLEBOOK, "--session", failure.session, "update", "coder", "-m", LOOP_LESSON, "--json"],
+        cwd=root,
+        capture_output=True,
+        text=True,
+    )
+    assert wrote.returncode == 0, wrote.stderr
+    assert json.loads(wrote.stdout)["failures"]["linked"][0]["failure"] == failure.id
+
+    later = whole_session(cli, root, tmp_path / "home-2", [LOOP_AGAIN, LOOP_NEAR])
+    book = read_failures(Layout.default(root), "coder")
+    (again,) = [f for f in book.failures.values() if f.command == LOOP_AGAIN]
+    assert again.session != failure.session and book.first(again.id) == failure.id  # recognised
+    noted = later[0].count(LOOP_LESSON)  # the notebook at the session's start shows it too
+    assert CAME_BEFORE not in later[0] and RECALLED not in later[0]
+    assert "No module named 'boto3'" in later[1] and later[1].count(CAME_BEFORE) == 1
+    assert LOOP_LESSON in later[1].split(CAME_BEFORE, 1)[1]
+    assert "SyntaxError" in later[2]  # the near miss reached the model; nothing came with it
+    last = later[-1]
+    assert last.count(CAME_BEFORE) == 1 and RECALLED not in last and last.count(LOOP_LESSON) == noted + 1
