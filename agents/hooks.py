@@ -256,7 +256,7 @@ def stop(stdin: str, root: Path | None, role: str) -> str:
         return ""  # the reminder was given
     from .session.failures import named, unanswered
 
-    open_ = unanswered(config.layout, role, session)
+    open_ = unanswered(config.layout, role, session, reminding=True)
     size = note.get("archive_size") if note is not None else None
     if not open_ and (not isinstance(size, int) or _archive_size(config, role) > size):
         # the session start was not seen (nothing to tell a write by), or this session

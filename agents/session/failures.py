@@ -13,6 +13,7 @@ notebook/search/failure.py.
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import random
 import re
@@ -124,12 +125,14 @@ def recall(
 
     from rolebook.notebook import RolebookError
     from rolebook.notebook.search import SearchResult, failure_of, sure_hits
+    from rolebook.notebook.store import append_failures
 
     from ..meaning import nearness
 
     failure = failure_of(command, error, exit_code)
     answering: frozenset[str] = frozenset()
     warnings: tuple[str, ...] = ()
+    known_id: str | None = None
     if len(roles) == 1:
         try:
             known = seen(layout, roles[0], session, failure, command, error, control)
@@ -141,12 +144,17 @@ def recall(
             if known.lessons:
                 hits = tuple(_hit(roles[0], k) for k in known.lessons[-2:])
                 return SearchResult(hits, len(hits), notes=("recognised",))
-            answering = known.linked
+            answering, known_id = known.linked, known.failure
     if not layout.archive.exists() and not layout.memory.exists():
         return SearchResult((), 0, warnings)  # no lesson written yet
     lent = partial(nearness, layout.derived)  # the session's model, when its MCP server lends it
     found = sure_hits(roots, failure, roles, nearness=lent)
     kept = tuple(h for h in found.hits if h.origin or h.id not in answering)
+    if kept and len(roles) == 1 and session and known_id:
+        # shown by their words: the Stop reminder does not ask for a lesson the agent was given
+        with contextlib.suppress(RolebookError, OSError):
+            shown = {"type": "shown", "failure": known_id, "session": session, "at": now()}
+            append_failures(layout, roles[0], [shown | {"lessons": [h.id for h in kept]}])
     return SearchResult(kept, len(kept), (*found.warnings, *warnings))
 
 
@@ -291,14 +299,16 @@ def journal_links(layout: Layout, role: str, done: Plan, entries: Sequence[Entry
     append_failures(layout, role, items)
 
 
-def unanswered(layout: Layout, role: str, session: str) -> list[FailureRecord]:
-    """The session's failures no lesson answers yet (none when the journal cannot be read)."""
+def unanswered(layout: Layout, role: str, session: str, reminding: bool = False) -> list[FailureRecord]:
+    """The session's failures no lesson answers yet (none when the journal cannot be read);
+    `reminding`: not those the hook showed a lesson for by its words."""
     from rolebook.notebook.store import read_failures
 
     try:
-        return read_failures(layout, role).unanswered(session)
+        book = read_failures(layout, role)
     except (OSError, ValueError):
         return []
+    return [f for f in book.unanswered(session) if not (reminding and f.id in book.shown)]
 
 
 def named(failures: Sequence[FailureRecord], chars: int = NAMED_CHARS) -> list[str]:

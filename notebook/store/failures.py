@@ -89,6 +89,8 @@ class FailureBook:
     failures: dict[str, FailureRecord] = field(default_factory=dict)
     links: dict[str, list[Link]] = field(default_factory=dict)
     seen: list[dict[str, Any]] = field(default_factory=list)
+    #: failures the hook showed lessons for by their words (not linked): the agent has one
+    shown: set[str] = field(default_factory=set)
 
     def first(self, fid: str) -> str:
         """The id of the first instance of the failure `fid` is another instance of."""
@@ -224,6 +226,8 @@ def _take(book: FailureBook, item: dict[str, Any]) -> None:
             links.append(link)
     elif kind == "seen":
         book.seen.append(item)
+    elif kind == "shown" and isinstance(item.get("failure"), str):
+        book.shown.add(item["failure"])
 
 
 def append_failures(layout: Layout, role: str, items: Iterable[Mapping[str, Any]]) -> int:

@@ -339,3 +339,18 @@ def test_a_session_whose_start_the_hook_did_not_see_is_still_reminded_of_its_fai
     reason = json.loads(rb(root, "hook", "stop", "--role", "coder", stdin=stop).stdout)["reason"]
     assert "python app.py" in reason and "rolebook --session s-1 update coder" in reason
     assert rb(root, "hook", "stop", "--role", "coder", stdin=stop).stdout == ""  # once per session
+
+
+def test_a_failure_the_hook_gave_a_lesson_for_by_its_words_is_not_asked_for_again(tmp_path: Path) -> None:
+    # a hand-written lesson (linked to no failure) shown by its words: the agent has it, so
+    # the Stop reminder does not ask for a lesson; an unrelated failure is still named
+    root = project(tmp_path)
+    rb(root, "init", "coder")
+    lesson = "make: *** No rule to make target 'deploy' means the Makefile has no deploy target; use make release"
+    rb(root, "update", "coder", "-l", lesson)
+    shown = failed(root, "claude", "s-1", ("make deploy", "make: *** No rule to make target 'deploy'.  Stop."))
+    assert "no deploy target" in shown
+    failed(root, "claude", "s-1", FIRST)
+    stop = json.dumps({"session_id": "s-1", "hook_event_name": "Stop"})
+    reason = json.loads(rb(root, "hook", "stop", "--role", "coder", stdin=stop).stdout)["reason"]
+    assert "python app.py" in reason and "make deploy" not in reason
