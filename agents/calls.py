@@ -1,6 +1,6 @@
 """What agent CLIs hand a hook after a tool call, read: whether the call failed, its
 command, its output and its exit code, from the tool's own result fields in each CLI's
-shape (Claude Code, Gemini CLI, Copilot CLI, Codex), and the agent's session id.
+shape (Claude Code, Gemini CLI, Copilot CLI, Codex, Cursor), and the agent's session id.
 The hooks (agents/hooks.py) decide what to do with it."""
 
 from __future__ import annotations
@@ -67,7 +67,8 @@ def failed_call(data: dict[str, Any], agent: str | None) -> FailedCall | None:
     after every command and report one that exits 1 as a tool that worked: Gemini says
     "Exit Code: N" after the output, Copilot ends it with "<shellId: ... completed with
     exit code N>", and Codex gives the output alone, the exit code being in the session's
-    transcript (its `item_completed` line for the call).
+    transcript (its `item_completed` line for the call). Cursor runs it on failures only
+    too (postToolUseFailure), and gives no exit code.
     """
     tool_input = data.get("tool_input", data.get("toolArgs"))
     if isinstance(tool_input, str):
@@ -106,6 +107,8 @@ def failed_call(data: dict[str, Any], agent: str | None) -> FailedCall | None:
             return None
         exit_code = int(found.group(1)) if found else None
         return FailedCall(command, "\n".join(lines[:last] if found else lines), exit_code or None)
+    if agent == "cursor":
+        return _cursor_failure(data, command)
     if agent == "codex":
         given = response.get("exit_code", response.get("exitCode")) if isinstance(response, dict) else None
         if not isinstance(given, int):
@@ -120,6 +123,25 @@ def failed_call(data: dict[str, Any], agent: str | None) -> FailedCall | None:
     error = _text(data.get("error")) or _text(data.get("error_message")) or _text(response)
     said = _CLAUDE_EXIT.match(error)
     return FailedCall(command, _CLAUDE_EXIT.sub("", error, count=1), int(said.group(1)) if said else None)
+
+
+def _cursor_failure(data: dict[str, Any], command: str) -> FailedCall | None:
+    """Cursor (cursor.com/docs/hooks; payloads as cursor-agent 2026.10.01 sends them): a
+    failed Shell call reaches postToolUseFailure with its output as `error_message` and no
+    exit code; one the user interrupted or refused is no failure of the command.
+    afterShellExecution fires after every command, with `command` and `output`: a failure
+    only when it states a non-zero exit code (the 2026.10.01 payload states none)."""
+    event = data.get("hook_event_name")
+    if event == "postToolUseFailure":
+        if data.get("is_interrupt") or data.get("failure_type") == "permission_denied":
+            return None
+        if data.get("tool_name", "Shell") != "Shell":
+            return None
+        return FailedCall(command, _text(data.get("error_message")))
+    code = data.get("exit_code", data.get("exitCode"))
+    if event != "afterShellExecution" or not isinstance(code, int) or isinstance(code, bool) or not code:
+        return None
+    return FailedCall(_text(data.get("command")), _text(data.get("output")), code)
 
 
 #: what the last lines of a failed command's output say, whatever filter it went through

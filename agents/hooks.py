@@ -248,8 +248,8 @@ def stop(stdin: str, root: Path | None, role: str) -> str:
     config = _config(root)
     data = _hook_input(stdin)
     session = session_of(data)
-    if data.get("stop_hook_active") or not session:
-        return ""  # the reminder's own turn, or no session to tell by
+    if data.get("stop_hook_active") or data.get("status") in ("aborted", "error") or not session:
+        return ""  # the reminder's own turn, the user stopped the agent (Cursor), or no session to tell by
     path = _session_file(config, session)
     note = _note(path)
     if note is not None and note.get("reminded"):
@@ -288,6 +288,19 @@ def _notebook(root: Path | None, role: str) -> str:
     return started.render().decode("utf-8", errors="replace")
 
 
+def _in_cursors_form(out: str) -> str:
+    """An answer as Cursor reads it (cursor.com/docs/hooks): context at the top as
+    `additional_context`; the Stop reminder as `followup_message`, which Cursor sends as
+    the next user message."""
+    data = json.loads(out)
+    context = data.get("hookSpecificOutput", data).get("additionalContext")
+    if isinstance(context, str):
+        return json.dumps({"additional_context": context})
+    if data.get("decision") == "block":
+        return json.dumps({"followup_message": data.get("reason", "")})
+    return out
+
+
 def run(name: str, args: dict[str, Any]) -> int:
     """Run one hook; never fails: problems go to stderr, exit 0."""
     try:
@@ -299,7 +312,7 @@ def run(name: str, args: dict[str, Any]) -> int:
             out = recall(stdin, root, role, *given)
         elif name == "session-start":
             session_start(stdin, root, role or "")
-            if agent in ("codex", "gemini", "copilot"):  # they read JSON only: the notebook as context
+            if agent in ("codex", "gemini", "copilot", "cursor"):  # they read JSON only: the notebook as context
                 context = _notebook(root, role or "")
                 answer: dict[str, Any] = {"hookEventName": "SessionStart", "additionalContext": context}
                 # Copilot CLI reads additionalContext at the top (seen with 1.0.102)
@@ -314,6 +327,8 @@ def run(name: str, args: dict[str, Any]) -> int:
             out = stop(stdin, root, role or "")
         else:
             raise ValueError(f"unknown hook {name!r}")
+        if agent == "cursor" and out.startswith("{"):
+            out = _in_cursors_form(out)
         sys.stdout.write(out)
         sys.stdout.flush()
     except NoProject as exc:

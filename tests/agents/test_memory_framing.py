@@ -76,8 +76,10 @@ def test_the_recall_hook_frames_what_it_recalls_in_every_agents_form(tmp_path: P
         stdin, extra = payload(form, "npm ci", 1, output, folder)
         said = hook(tmp_path, ["recall", "--role", "coder", *extra], json.loads(stdin) if stdin else {})
         context = said if not said.startswith("{") else json.loads(said)
-        if isinstance(context, dict):
-            context = context.get("hookSpecificOutput", context)["additionalContext"]
+        if isinstance(context, dict):  # Cursor's answer is snake_case
+            context = (
+                context.get("additional_context") or context.get("hookSpecificOutput", context)["additionalContext"]
+            )
         assert framed_context(context), (form, said)
 
 
@@ -139,9 +141,10 @@ def test_the_notebook_at_session_start_is_framed_in_the_words_of_protocol_md(tmp
     assert "Rules live in the rules file" in protocol and "Follow what it says" not in protocol
     assert rb(tmp_path, "read", "coder")[1].startswith(f"{head}\n# coder notebook\n")
     assert json.loads(rb(tmp_path, "read", "coder", "--json")[1])["note"] == head
-    for agent in ("codex", "gemini", "copilot"):
+    for agent in ("codex", "gemini", "copilot", "cursor"):
         answer = json.loads(hook(tmp_path, ["hook", "session-start", "--role", "coder", "--agent", agent], {}))
-        context = answer.get("additionalContext") or answer["hookSpecificOutput"]["additionalContext"]
+        context = answer.get("additionalContext") or answer.get("additional_context")
+        context = context or answer["hookSpecificOutput"]["additionalContext"]
         assert context.startswith(f"{head}\n# coder notebook\n"), agent
     claude = hook(tmp_path, ["hook", "session-start", "--role", "coder"], {})
     assert claude.startswith(f"{head}\n# coder notebook\n")

@@ -79,7 +79,7 @@ def test_every_form_says_nothing_after_a_failure_no_lesson_is_about(root: Path, 
     assert answer(root, stdin, extra) == ""
 
 
-@pytest.mark.parametrize("form", ["claude", "gemini", "copilot", "codex"])
+@pytest.mark.parametrize("form", ["claude", "gemini", "copilot", "codex", "cursor"])
 def test_no_form_fires_on_the_real_successes_of_every_set_that_print_failure_words(form: str, tmp_path: Path) -> None:
     """Commands that exit 0 and print error, failed, denied, warning (set a: 41, set b: 42)."""
     fired = []
@@ -90,7 +90,7 @@ def test_no_form_fires_on_the_real_successes_of_every_set_that_print_failure_wor
     assert fired == []
 
 
-@pytest.mark.parametrize("form", ["claude", "gemini", "copilot", "codex"])
+@pytest.mark.parametrize("form", ["claude", "gemini", "copilot", "codex", "cursor"])
 def test_every_form_sees_every_real_failure_of_every_set_as_a_failure(form: str, tmp_path: Path) -> None:
     missed = []
     for case in cases("failures.jsonl"):
@@ -103,7 +103,7 @@ def test_every_form_sees_every_real_failure_of_every_set_as_a_failure(form: str,
 def test_a_success_whose_output_says_error_everywhere_is_silent_in_every_form(root: Path, tmp_path: Path) -> None:
     """rolebook's own search output (what Copilot's hook used to answer) is no failure."""
     output = f"[2026-01-01] coder/mistakes: {LESSON} #abc\nerror error EACCES failed denied Traceback"
-    for form in ("claude", "gemini", "copilot", "codex"):
+    for form in ("claude", "gemini", "copilot", "codex", "cursor"):
         stdin, extra = payload(form, "rolebook search npm", 0, output, tmp_path)
         assert answer(root, stdin, extra) == "", form
 
@@ -140,6 +140,24 @@ def test_codex_reads_the_exit_code_from_its_transcript_and_is_silent_when_it_is_
     assert failed_call({**data, "tool_use_id": "call_other"}, "codex") is None
     assert failed_call({**data, "transcript_path": str(tmp_path / "gone.jsonl")}, "codex") is None
     assert failed_call({**data, "tool_response": {"output": "x", "exit_code": 2}}, "codex") is not None
+
+
+def test_cursor_decides_from_its_event_and_says_no_exit_code_it_does_not_give() -> None:
+    """Fields as cursor.com/docs/hooks names them and cursor-agent 2026.10.01 sent them:
+    postToolUseFailure is a failed Shell call unless the user interrupted or refused it;
+    afterShellExecution (after every command) is one only when it states a non-zero exit code."""
+    stdin, _ = payload("cursor", "go build ./...", 1, "cmd/app/main.go:4:2: undefined: greet")
+    data = json.loads(stdin)
+    assert failed_call(data, "cursor") == ("go build ./...", "cmd/app/main.go:4:2: undefined: greet", None)
+    assert failed_call({**data, "is_interrupt": True}, "cursor") is None
+    assert failed_call({**data, "failure_type": "permission_denied"}, "cursor") is None
+    assert failed_call({**data, "failure_type": "timeout"}, "cursor") is not None
+    assert failed_call({**data, "tool_name": "Read"}, "cursor") is None
+    after = json.loads(payload("cursor", "go build ./...", 0, "cmd/app/main.go:4:2: undefined: greet")[0])
+    assert failed_call(after, "cursor") is None  # no exit code: not sure it failed
+    assert failed_call({**after, "exit_code": 2}, "cursor") == ("go build ./...", after["output"], 2)
+    assert failed_call({**after, "exit_code": 0}, "cursor") is None
+    assert failed_call({**after, "hook_event_name": "stop", "exit_code": 2}, "cursor") is None
 
 
 def test_claude_codes_post_tool_use_is_a_success_and_its_failure_event_drops_the_exit_code_line() -> None:
