@@ -14,7 +14,9 @@ from .app import JsonOpt, _errors, _globals, _print_json, app, hot
 
 AgentOpt = Annotated[
     str | None,
-    typer.Option("--agent", help="The CLI whose hook this is (claude, codex, gemini): the form of the answer."),
+    typer.Option(
+        "--agent", help="The CLI whose hook this is (claude, codex, gemini, copilot, cursor): its answer's form."
+    ),
 ]
 
 

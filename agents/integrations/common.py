@@ -169,7 +169,7 @@ def add_hooks(
                 for g in groups
                 if isinstance(g, dict)
                 for h in g.get("hooks", [])
-                if isinstance(h, dict) and _same_hook(h.get("command"), cmd)
+                if isinstance(h, dict) and same_hook(h.get("command"), cmd)
             ]
             for h in mine:  # ours already: brought up to this installation's command
                 h["command"] = cmd
@@ -185,7 +185,7 @@ def add_hooks(
     return change
 
 
-def _same_hook(found: Any, wanted: str) -> bool:
+def same_hook(found: Any, wanted: str) -> bool:
     """Whether a hook command is rolebook's own for the same event and role, whichever
     rolebook executable it names."""
     if not isinstance(found, str):

@@ -44,6 +44,7 @@ def seed(root: Path) -> None:
     (root / ".gemini/settings.json").write_text('{"theme": "Dracula", "mcpServers": {"git": {"command": "uvx"}}}')
     (root / ".cursor").mkdir()
     (root / ".cursor/mcp.json").write_text('{"mcpServers": {"db": {"url": "http://x"}}}')
+    (root / ".cursor/hooks.json").write_text('{"version": 1, "hooks": {"stop": [{"command": "./audit.sh"}]}}')
     (root / "AGENTS.md").write_text("# Agents\r\n\r\nUse tabs.\r\n")
 
 
@@ -96,6 +97,17 @@ def test_integrate_writes_parseable_config_keeping_the_users_keys_and_is_idempot
     else:
         assert set(json.loads((tmp_path / ".cursor/mcp.json").read_text())["mcpServers"]) == {"db", "rolebook"}
         assert (tmp_path / ".cursor/rules/rolebook.mdc").read_text().startswith("---\ndescription: rolebook")
+        hooks = json.loads((tmp_path / ".cursor/hooks.json").read_text())
+        assert hooks["version"] == 1 and hooks["hooks"] == {
+            "stop": [
+                {"command": "./audit.sh"},
+                {"command": "rolebook hook stop --role coder --agent cursor", "timeout": 30},
+            ],
+            "sessionStart": [{"command": "rolebook hook session-start --role coder --agent cursor", "timeout": 30}],
+            "postToolUseFailure": [
+                {"command": "rolebook recall --role coder --agent cursor", "timeout": 30, "matcher": "Shell"}
+            ],
+        }
 
 
 def test_integrate_print_writes_nothing_and_broken_settings_are_refused(tmp_path: Path) -> None:
@@ -500,6 +512,43 @@ def test_copilot_hooks_are_written_and_answered_in_copilots_form(tmp_path: Path)
     ]
     assert answers[0].stdout == ""  # it fires after every command: only a failure recalls
     assert "chown it first" in json.loads(answers[1].stdout)["additionalContext"]
+
+
+def test_cursor_hooks_as_written_record_the_failure_remind_once_and_bring_the_lesson_back(tmp_path: Path) -> None:
+    """The commands integrate writes in .cursor/hooks.json, run as Cursor runs them (in the
+    project, the payload on stdin) with payloads in the fields cursor.com/docs/hooks names
+    (as cursor-agent 2026.10.01 sent them; Cursor itself is not installable here)."""
+    rb(tmp_path, "init", "coder")
+    assert rb(tmp_path, "integrate", "cursor", "--role", "coder")[0] == 0
+    written = json.loads((tmp_path / ".cursor/hooks.json").read_text())["hooks"]
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
+
+    def run(event: str, payload: dict[str, object]) -> dict[str, str]:
+        (entry,) = written[event]
+        body = {"conversation_id": payload["session_id"], "hook_event_name": event, **payload}
+        done = subprocess.run(
+            entry["command"], shell=True, cwd=tmp_path, env=env, input=json.dumps(body), capture_output=True, text=True
+        )
+        assert done.returncode == 0 and done.stderr == "", done.stderr
+        return json.loads(done.stdout) if done.stdout else {}
+
+    start = run("sessionStart", {"session_id": "c-1", "is_background_agent": False, "composer_mode": "agent"})
+    assert start["additional_context"].startswith("rolebook: the coder notebook")
+    npm = {"tool_name": "Shell", "tool_input": {"command": "npm ci", "cwd": str(tmp_path), "timeout": 30000}}
+    npm |= {"failure_type": "error", "is_interrupt": False, "cwd": str(tmp_path)}
+    error = "npm error code EACCES\nnpm error syscall mkdir\nnpm error Error: EACCES: permission denied, mkdir"
+    assert run("postToolUseFailure", {"session_id": "c-1", **npm, "error_message": error}) == {}  # nothing known yet
+    stop = {"session_id": "c-1", "status": "completed", "loop_count": 0}
+    reminder = run("stop", stop)["followup_message"]  # the failure has no lesson yet: named
+    assert "`npm ci`: npm error code EACCES" in reminder and "rolebook --session c-1 update coder" in reminder
+    assert run("stop", {**stop, "loop_count": 1}) == {}  # once
+    lesson = "the checkout is root-owned after the container build: chown -R $USER . before installing"
+    assert rb(tmp_path, "--session", "c-1", "update", "coder", "-m", lesson)[0] == 0
+    run("sessionStart", {"session_id": "c-2", "is_background_agent": False})
+    assert run("stop", {"session_id": "c-2", "status": "aborted", "loop_count": 0}) == {}  # the user stopped it
+    again = error.replace("mkdir", "open")
+    shown = run("postToolUseFailure", {"session_id": "c-2", **npm, "error_message": again})
+    assert "this failure came before" in shown["additional_context"] and lesson[:50] in shown["additional_context"]
 
 
 #: the step each agent CLI still asks of the user, in words its own prompt uses

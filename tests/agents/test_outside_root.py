@@ -23,7 +23,7 @@ WRITES = {
     "codex": (".codex/config.toml", ".codex/hooks.json", "AGENTS.md"),
     "gemini": (".gemini/settings.json", "GEMINI.md"),
     "copilot": (".mcp.json", ".github/hooks/rolebook.json", ".github/copilot-instructions.md"),
-    "cursor": (".cursor/mcp.json", ".cursor/rules/rolebook.mdc"),
+    "cursor": (".cursor/mcp.json", ".cursor/hooks.json", ".cursor/rules/rolebook.mdc"),
 }
 FILES = [(agent, name) for agent, names in WRITES.items() for name in names]
 FOLDERS = sorted({(agent, name.split("/")[0]) for agent, name in FILES if "/" in name})

@@ -52,7 +52,9 @@ GOLDEN = {
         "reads .mcp.json and .github/hooks/ only in a trusted folder",
     ),
     "cursor": (
-        "created .cursor/mcp.json: MCP server\ncreated .cursor/rules/rolebook.mdc: memory protocol rule\n",
+        "created .cursor/mcp.json: MCP server\n"
+        "created .cursor/hooks.json: hooks: session start, failed shell command, stop\n"
+        "created .cursor/rules/rolebook.mdc: memory protocol rule\n",
         "open ROOT in Cursor and check that the rolebook server is switched on in its MCP settings",
     ),
 }
