@@ -52,7 +52,7 @@ class Group:
     dates: tuple[str, ...]
     incidents: tuple[tuple[str, str], ...]  # (date, text), newest first, cut to TOP_INCIDENTS
     more_incidents: int
-    rule: str
+    rule: str | None  # None: no incident says what to do instead, the rule's text is to be given
     status: str
 
 
@@ -215,7 +215,8 @@ def recurring(session: Session, role: str, judge: Judge) -> tuple[list[Group], i
     for c in every:
         status = "due" if len(c.dates) >= session.min_dates else "below"
         shown = tuple((d, _cut(t)) for d, t in reversed(c.incidents[-TOP_INCIDENTS:]))
-        found.append(Group(c.id, role, c.count, c.dates, shown, len(c.incidents) - len(shown), c.rule().text, status))
+        rule = c.rule().text if c.instruction else None  # no instruction: shown, its text to be given
+        found.append(Group(c.id, role, c.count, c.dates, shown, len(c.incidents) - len(shown), rule, status))
     found.sort(key=group_order)
     return found[:TOP_GROUPS], max(len(found) - TOP_GROUPS, 0)
 

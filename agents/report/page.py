@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from rolebook.notebook import SECTIONS
+from rolebook.rules import NO_INSTRUCTION
 
 from .figures import LEFT, Group, Report, RoleReport, RuleRow, SharedRoot, chart_months
 from .svg import Column, bars, esc, gauge, legend, timeline
@@ -286,6 +287,14 @@ def archive_table(roles: Sequence[RoleReport]) -> str:
     return f"<h4>Archive records by operation</h4><table><tr>{head}</tr>{rows}</table>"
 
 
+def _proposed(g: Group) -> str:
+    """The rule a group would become, or that its text is to be given (no incident says what to do instead)."""
+    if g.rule is not None:
+        return f'<div class="rule">→ {esc(g.rule)}</div>'
+    give = f'rolebook promote --apply {g.id} --text "RULE"'
+    return f'<div class="muted">→ rule text to be given: {esc(NO_INSTRUCTION)}; <code>{esc(give)}</code></div>'
+
+
 def group_table(groups: Sequence[Group], more: int, report: Report, details: bool) -> str:
     if not groups:
         return '<p class="muted">No mistake has come back on two different dates (that is not a rule already).</p>'
@@ -304,7 +313,7 @@ def group_table(groups: Sequence[Group], more: int, report: Report, details: boo
             f"<td>{esc(g.role)}</td><td class=n>×{g.count}</td>"
             f'<td><div class="cell">{timeline(g.dates, first, last)}<small>{len(g.dates)} dates, last '
             f"{esc(g.dates[-1])}</small></div></td>"
-            f'<td>{esc(said)}<div class="rule">→ {esc(g.rule)}</div>{inc}</td></tr>'
+            f"<td>{esc(said)}{_proposed(g)}{inc}</td></tr>"
         )
     tail = f'<p class="muted">… and {more} more groups (<code>rolebook promote --json --min 2</code> lists them).</p>'
     head = (

@@ -225,6 +225,11 @@ def test_groups_show_what_promote_lists_and_those_on_two_dates(tmp_path: Path) -
     assert [c["id"] for c in due] == re.findall(r'<tr data-group="(\w+)"><td><span class="badge due"', html)
     watch = re.findall(r'<tr data-group="(\w+)"><td><span class="badge below"', html)
     assert len(watch) == 1 and "run make migrate" in "".join(page.text)
+    assert '<div class="rule">→ Run make migrate.</div>' in html
+    # "add it in the same commit" does not stand alone: the group is shown, its text to be given
+    (changelog,) = [c for c in due if "changelog" in c["incidents"][-1]["text"]]
+    assert changelog["rule"] is None and "rule text to be given" in html
+    assert f"rolebook promote --apply {changelog['id']} --text &quot;RULE&quot;" in html
 
 
 def test_long_lists_are_cut_and_the_rest_counted(tmp_path: Path) -> None:
