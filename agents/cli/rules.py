@@ -79,7 +79,7 @@ def promote_cmd(
               rolebook promote --split g1a2b3c4
               rolebook promote --shared
     """
-    from rolebook.rules import NO_INSTRUCTION, find_candidate
+    from rolebook.rules import find_candidate
 
     session = _session(ctx, rules_file)
     if text is not None and apply_id is None:
@@ -106,23 +106,16 @@ def promote_cmd(
         else:
             print(shown(f"{decided.id} {decided.role}: {what}"))
         return
-    skipped: list[Candidate] = []
+    skipped: list[tuple[Candidate, str]] = []
     reviewed: list[Promotion] = []
     if apply_id is not None:
         chosen = [(find_candidate(found, apply_id), text)]
-    elif yes:  # a group none of whose incidents says what to do instead has no rule to write
+    elif yes:  # a group with no rule text of its own, or with incidents from elsewhere, waits for a person
         chosen = [(c, None) for c in found if c.instruction and not c.foreign]
-        skipped = [c for c in found if not c.instruction]
-        for c in found:
-            # memory is data: what came from elsewhere is a rule only when a person says so
-            if c.foreign and c.instruction:
-                sys.stderr.write(
-                    shown(
-                        f"rolebook: {c.id} {c.role}: not promoted by --yes: incidents came from "
-                        f"{', '.join(c.foreign)}; review it and promote it with --apply {c.id}"
-                    )
-                    + "\n"
-                )
+        skipped = [(c, why) for c in found if (why := _not_by_yes(c))]
+        for c, why in skipped:
+            said = f"{c.id} {c.role}: not promoted by --yes: {why}; review it and promote it with {_by_hand(c)}"
+            sys.stderr.write(f"rolebook: {shown(said)}\n")
     elif as_json:
         rules = [session.rule_report(r) for r in session.rules(role)]
         _print_json({"rules_file": str(path), "candidates": [c.to_dict() for c in found], "rules": rules})
@@ -146,22 +139,33 @@ def promote_cmd(
                 "promoted": [
                     {"rule": p.rule.id, "line": p.rule.line(), "left": p.result.count("promoted")} for p in done
                 ],
-                "skipped": [{"id": c.id, "role": c.role, "reason": NO_INSTRUCTION} for c in skipped],
+                "skipped": [{"id": c.id, "role": c.role, "reason": why} for c, why in skipped],
             }
         )
         return
-    for c in skipped:
-        print(
-            f"{c.id} {c.role}: not promoted, {NO_INSTRUCTION}; "
-            f'`rolebook promote --apply {c.id} --text "RULE"` promotes it in your words'
-        )
     for p in done:
         print(_promoted(p, path.name))
-    if not done and not skipped:
-        print("nothing promoted")
+    if not done:
+        print(f"nothing promoted ({len(skipped)} left to review)" if skipped else "nothing promoted")
     elif shared:
         line = f"@{os.path.relpath(path, here)}"
         print(f"{team}: agents read these rules when a project's CLAUDE.md or AGENTS.md imports them: {line}")
+
+
+def _not_by_yes(c: Candidate) -> str:
+    """Why `promote --yes` leaves a group to a person ("" when it does not): incidents from
+    an import, another root or an unconfirmed order (memory is data: those become rules when
+    a person says so), or no rule text of its own (an incident report is not a rule)."""
+    from rolebook.rules import NO_INSTRUCTION
+
+    why = [f"incidents came from {', '.join(c.foreign)}"] if c.foreign else []
+    return "; and ".join(why + ([] if c.instruction else [NO_INSTRUCTION]))
+
+
+def _by_hand(c: Candidate) -> str:
+    """The command that promotes a group `--yes` left, with the rule's text when it has none."""
+    text = "" if c.instruction else ' --text "RULE"'
+    return f"`rolebook promote --apply {c.id}{text}`"
 
 
 def _promoted(p: Promotion, where: str) -> str:

@@ -265,9 +265,10 @@ def test_promote_yes_skips_a_group_whose_incidents_say_no_instruction_and_says_w
     assert "(no rule proposed: no incident says what to do instead" in listed
     (c,) = json.loads(rb(tmp_path, "promote", "--json")[1])["candidates"]
     assert c["rule"] is None and c["needs_text"].startswith("no incident says what to do instead")
-    code, out, _ = rb(tmp_path, "promote", "--yes")
-    assert code == 0 and out.startswith(f"{c['id']} designer: not promoted, no incident says what to do instead")
-    assert f'`rolebook promote --apply {c["id"]} --text "RULE"`' in out
+    code, out, err = rb(tmp_path, "promote", "--yes")
+    said = f"rolebook: {c['id']} designer: not promoted by --yes: no incident says what to do instead"
+    assert code == 0 and err.startswith(said) and out.startswith("nothing promoted")
+    assert f'`rolebook promote --apply {c["id"]} --text "RULE"`' in err
     assert not (tmp_path / "CLAUDE.md").exists()
     skipped = json.loads(rb(tmp_path, "promote", "--yes", "--json")[1])
     assert skipped["promoted"] == [] and [s["id"] for s in skipped["skipped"]] == [c["id"]]
