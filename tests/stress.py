@@ -38,8 +38,9 @@ layout, rules = Layout.default(root), root / "CLAUDE.md"
 limits, rng, end, n = Limits(), random.Random(name), time.monotonic() + seconds, 0
 # each "what went wrong; what to do instead": a rule is the instruction (promote refuses a
 # group without one, and the workers promote without a text)
-POOL = ["forgot to run the migrations before deploying; run them first",
-        "pushed without running the linter; lint before pushing",
+# (each standing alone: rules/wording.py proposes no rule from "run them first")
+POOL = ["forgot to run the migrations before deploying; run the migrations first",
+        "pushed without running the linter; run the linter before pushing",
         "used the production database url in a test; use the test database",
         "left a debug print in the release build; strip debug prints"]
 
