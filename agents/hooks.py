@@ -108,7 +108,7 @@ def recall_text(
     from .session import open_session
 
     config = load_config(root.absolute() if root else find_root())
-    if role and session:
+    if role and session and _is_project(config):  # outside a project the hook writes nothing
         _mark_current(config, role, session)
     # keywords only, whatever the config says: this runs on every failed command, and a
     # model load would stall the agent; shared roots too
@@ -174,10 +174,14 @@ def _config(root: Path | None) -> Any:
     from .config import find_root, load_config
 
     config = load_config(root.absolute() if root else find_root())
-    layout = config.layout
-    if config.source is None and not layout.memory.exists() and not layout.archive.exists():
+    if not _is_project(config):
         raise NoProject(f"no rolebook project at {config.root} (`rolebook init` makes one); nothing done")
     return config
+
+
+def _is_project(config: Any) -> bool:
+    """A rolebook.yaml, or the folders of one (a project made before it had one)."""
+    return config.source is not None or config.layout.memory.exists() or config.layout.archive.exists()
 
 
 def _session_file(config: Any, session: str) -> Path:

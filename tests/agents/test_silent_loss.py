@@ -137,6 +137,7 @@ def test_a_write_outside_any_rolebook_project_is_refused_like_the_hooks_and_make
         ["promote", "--yes"],
         ["stats"],
         ["recall", "--command", "npm ci", "--error", "EACCES"],
+        ["--session", "s-1", "recall", "--role", "coder", "--command", "npm ci", "--error", "EACCES"],
     ],
 )
 def test_a_read_outside_any_rolebook_project_makes_no_folder_there(tmp_path: Path, args: list[str]) -> None:
