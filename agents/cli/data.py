@@ -133,10 +133,10 @@ def export_cmd(
     ] = "jsonl",
     output: Annotated[Path | None, typer.Option("--output", "-o", help="Write to this file instead of stdout.")] = None,
 ) -> None:
-    """Everything the memory holds: every notebook and every archive line.
+    """Everything the memory holds: every notebook, archive line, failure journal line and rule line.
 
     jsonl is lossless: `rolebook import rolebook FILE` in an empty root gives back the
-    same files and the same search results. markdown is for people: each notebook as it
+    same files, the same search results and failure figures. markdown is for people: each notebook as it
     is, then its archive, a line a record. claude-agent-memory writes one role's notebook
     as a Claude Code subagent's MEMORY.md (within the 200 lines Claude loads), so the
     subagent reads it at start; a MEMORY.md holding memory rolebook has not imported is
@@ -147,7 +147,7 @@ def export_cmd(
               rolebook export --format claude-agent-memory --role coder .claude/agent-memory/coder
     """
     from rolebook import __version__
-    from rolebook.notebook.store import export_lines
+    from rolebook.notebook.store import export_lines, exported_roles
 
     from ..importers.exports import export_markdown
 
@@ -172,7 +172,7 @@ def export_cmd(
         return
     if output is not None:
         _not_our_file(output, config)
-    roles = [check_role(r) for r in role] if role else layout.roles()
+    roles = [check_role(r) for r in role] if role else exported_roles(layout)
     at = dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
     if fmt == "jsonl":
         from rolebook.rules import block_lines

@@ -7,15 +7,14 @@ from __future__ import annotations
 
 import pickle
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import IO, Any
 
-from rolebook.notebook import Entry, InputError, progress
+from rolebook.notebook import Entry, InputError
 from rolebook.notebook.errors import RoleError
 from rolebook.notebook.model import entry_id
 from rolebook.notebook.store import (
-    Held,
     Keep,
     Layout,
     check_scope,
@@ -27,71 +26,7 @@ from rolebook.notebook.store import (
 from ..session import Session
 from . import READERS, Item, Source
 from .common import folder_of, not_a_source
-
-
-@dataclass(slots=True)
-class RoleReport:
-    role: str
-    entries: int = 0
-    items: int = 0
-    already: int = 0
-    pruned: int = 0
-    notebook: str = ""
-
-    def line(self, dry_run: bool) -> str:
-        verb = "would add" if dry_run else "added"
-        bits = [f"{self.entries} notebook {'entry' if self.entries == 1 else 'entries'}", f"{self.items} archived"]
-        tail = []
-        if self.pruned:
-            tail.append(f"{self.pruned} pruned to the archive by the notebook's limits")
-        if self.already:
-            tail.append(f"{self.already} already there")
-        if self.notebook:
-            tail.append(self.notebook)
-        return f"{self.role}: {verb} " + ", ".join(bits) + ("; " + ", ".join(tail) if tail else "")
-
-
-@dataclass(slots=True)
-class Report:
-    fmt: str
-    path: Path
-    dry_run: bool
-    roles: list[RoleReport] = field(default_factory=list)
-    problems: list[str] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
-    written: bool = False
-    redacted: list[str] = field(default_factory=list)  # kinds of secret redacted on the way in
-
-    def lines(self) -> list[str]:
-        out = [r.line(self.dry_run) for r in self.roles] or ["nothing to import"]
-        if self.problems:
-            out.append(f"{len(self.problems)} bad line(s) skipped")
-        if self.dry_run:
-            out.append("dry run: nothing was written")
-        return out
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "format": self.fmt,
-            "path": str(self.path),
-            "dry_run": self.dry_run,
-            "written": self.written,
-            "roles": [
-                {
-                    "role": r.role,
-                    "entries": r.entries,
-                    "items": r.items,
-                    "already": r.already,
-                    "pruned": r.pruned,
-                    "notebook": r.notebook or None,
-                }
-                for r in self.roles
-            ],
-            "problems": self.problems,
-            "notes": self.notes,
-            "redacted": self.redacted,
-        }
-
+from .job import Progress, Report, RoleReport, writing_session
 
 #: Items written per transaction: an import holds at most this many at once, whatever the
 #: size of its source (a notebook's entries are judged together up to this many).
@@ -117,7 +52,9 @@ def run(session: Session, fmt: str, path: Path, role: str | None, dry_run: bool,
         raise not_a_source(path)
     _before_reading(session, role, dry_run)
     if fmt == "rolebook":
-        return _run_export(session, path, role, dry_run, skip_bad)
+        from .restore import run_export
+
+        return run_export(session, path, role, dry_run, skip_bad, BATCH)
     with tempfile.TemporaryFile() as spool:
         tally = _Tally(role, session.layout if dry_run else None, None if dry_run else spool)
         checked = READERS[fmt](path, Source(sink=tally.add, within=folder_of(path)))
@@ -136,8 +73,8 @@ def run(session: Session, fmt: str, path: Path, role: str | None, dry_run: bool,
         if dry_run:
             report.roles = [tally.roles[name] for name in sorted(tally.roles)]
             return report
-        session = _writing(session, sorted(tally.roles), role, dry_run)
-        work = _Progress(tally.counts)
+        session = writing_session(session, sorted(tally.roles), role, dry_run)
+        work = Progress(tally.counts)
         writing = _Writer(session, role, work.written)
         spool.seek(0)
         for item in _unspooled(spool):
@@ -150,30 +87,12 @@ def run(session: Session, fmt: str, path: Path, role: str | None, dry_run: bool,
 
 
 def _before_reading(session: Session, role: str | None, dry_run: bool) -> None:
-    """`_writing`'s refusals said before a line is read (100k records took 9-16 s of CPU)."""
+    """`writing_session`'s refusals said before a line is read (100k records took 9-16 s of CPU)."""
     here = session.layout
     if not dry_run and role is not None:
         session.writable(role)
     elif not dry_run and not (session.configured or here.memory.exists() or here.archive.exists()):
         raise RoleError(f"no rolebook project at {here.root} (`rolebook init` makes one); nothing was written")
-
-
-def _writing(session: Session, names: list[str], role: str | None, dry_run: bool) -> Session:
-    """The session that writes the import, once the source is read and checked: the roles
-    the source names are started on purpose; a `role` given outright must be one the
-    project knows (or --new-role); and nothing is written outside a rolebook project.
-
-    Raises:
-        RoleError: an unknown `role`, or no project here (nothing written).
-    """
-    if dry_run:
-        return session
-    if role is not None:
-        session.writable(role)
-    session = replace(session, new_roles=True)
-    for name in names:
-        session.writable(name)
-    return session
 
 
 def _unspooled(spool: IO[bytes]) -> Iterator[Item]:
@@ -303,148 +222,3 @@ def _keep(role: str, item: Item) -> Keep:
     if op == "stored":
         fields.setdefault("category", item.section)
     return Keep(op, rid, item.section, item.date, item.text, item.tags, fields)
-
-
-def _run_export(session: Session, path: Path, role: str | None, dry_run: bool, skip_bad: bool) -> Report:
-    """A rolebook export: checked whole (its archive lines counted, not held), then read
-    again and restored role by role, `BATCH` lines a transaction."""
-    from rolebook.notebook.store import read_export
-
-    redacted: list[str] = []
-
-    def tally(_: str, line: bytes) -> None:
-        found = redact_value(line.decode("utf-8", "replace"))[1]
-        redacted.extend(k for k in found if k not in redacted)
-
-    bundle = read_export(path, tally)
-    from rolebook.rules import bad_rule_lines
-
-    report = Report("rolebook", path, dry_run, problems=bundle.problems + bad_rule_lines(bundle.rules, str(path)))
-    found = redact_value(list(bundle.notebooks.values()))[1]
-    report.redacted = redacted + [k for k in found if k not in redacted]
-    roles = bundle.roles()
-    if role is not None:
-        if role not in roles:
-            raise InputError(f"{path} holds no role {role!r} (it holds: {', '.join(roles) or 'none'})")
-        roles = [role]
-    for name in roles:
-        check_scope(name, session.who)
-    if not (report.problems and not skip_bad):
-        session = _writing(session, roles, role, dry_run)
-    if (report.problems and not skip_bad) or dry_run:
-        for name in roles:
-            report.roles.append(RoleReport(name, items=bundle.counts.get(name, 0)))
-        if dry_run:
-            report.notes.append("a dry run of a rolebook export counts its archive lines; none are compared")
-        return report
-    work = _Progress({name: bundle.counts.get(name, 0) for name in roles})
-    restoring = _Restore(session, bundle.notebooks, set(roles), work.written)
-    read_export(path, restoring.add)
-    report.roles = [restoring.finish(name) for name in roles]
-    _restore_rules(session, bundle, roles, report)
-    work.finish()
-    report.written = True
-    return report
-
-
-def _restore_rules(session: Session, bundle: Any, roles: list[str], report: Report) -> None:
-    """The export's rule lines of these roles into the rules block, as they were written;
-    a rule the block holds already is not written twice (edgesb: export carries the rules)."""
-    from functools import partial
-
-    from rolebook.rules import add_lines, bad_rule_lines, list_rules, write_rules
-
-    good = [line for n, role, line in bundle.rules if role in roles and not bad_rule_lines([(n, role, line)], "")]
-    if not good:
-        return
-    before = len(list_rules(session.rules_path))
-    write_rules(session.layout, session.rules_path, partial(add_lines, lines=good))
-    if added := len(list_rules(session.rules_path)) - before:
-        report.notes.append(f"{added} rule line(s) written to {session.rules_path}")
-
-
-class _Progress:
-    """An import as a job of one stage a role (`notebook.progress`: a bar on a terminal, a
-    line a stage elsewhere, and what was written when Ctrl-C stops it), counted in records
-    as each batch is written."""
-
-    def __init__(self, counts: dict[str, int]) -> None:
-        self.counts = counts
-        self.job = progress.job(
-            "import",
-            sorted(counts.items()),
-            unit="records",
-            verb="written",
-            then="run the import again to finish, it is idempotent",
-            shown=sum(counts.values()) >= progress.BIG_IMPORT_RECORDS,
-        )
-        self.stages: dict[str, progress.Stage] = {}
-
-    def written(self, role: str, n: int) -> None:
-        if role not in self.stages:
-            says = f"importing {self.counts.get(role, 0):,} records into {role}"
-            self.stages[role] = self.job.start(role, says)
-        stage = self.stages[role]
-        stage.advance(n)
-        if stage.done >= self.counts.get(role, 0):
-            stage.finish()
-
-    def finish(self) -> None:
-        for stage in self.stages.values():
-            if stage.state != "done":
-                stage.finish()
-        self.job.finish()
-
-
-class _Restore:
-    """An export's archive lines appended role by role, `BATCH` at a time; the last batch
-    carries the notebook (written after the records of its entries, as one restore would)."""
-
-    def __init__(
-        self,
-        session: Session,
-        notebooks: dict[str, str],
-        roles: set[str],
-        written: Callable[[str, int], None] | None = None,
-    ) -> None:
-        self.session, self.notebooks, self.wanted, self.written = session, notebooks, roles, written
-        self.pending: dict[str, list[bytes]] = {}
-        self.reports: dict[str, RoleReport] = {}
-        self.held: dict[str, Held] = {}
-
-    def add(self, role: str, line: bytes) -> None:
-        if role in self.wanted:
-            self.pending.setdefault(role, []).append(line)
-            if len(self.pending[role]) >= BATCH:
-                self._flush(role, None)
-
-    def _flush(self, role: str, text: str | None) -> str:
-        from rolebook.notebook.store import restore
-
-        lines, self.pending[role] = self.pending.get(role, []), []
-        held = self.held.setdefault(role, Held())
-        done = restore(self.session.layout, role, text, lines, self.session.who, held)
-        rr = self.reports.setdefault(role, RoleReport(role))
-        rr.items += done.appended
-        rr.already += done.already
-        if self.written is not None and lines:
-            self.written(role, len(lines))
-        return done.notebook
-
-    def finish(self, role: str) -> RoleReport:
-        from rolebook.notebook import parse
-
-        text = self.notebooks.get(role)
-        state = self._flush(role, text)
-        rr = self.reports[role]
-        if state == "written":
-            rr.notebook = "notebook restored"
-            assert text is not None
-            rr.entries = len(parse(text).entries())
-        elif state == "merge":
-            assert text is not None
-            result = self.session.end(role, list(parse(text).entries())).result
-            rr.entries, rr.pruned = len(result.added), result.count("pruned")
-            rr.already += len(result.duplicates)
-            rr.notebook = "entries merged into the notebook there"
-        return rr

@@ -15,7 +15,7 @@ if TYPE_CHECKING:  # what type checkers see; at run time each name loads on firs
     from .archive import ArchiveRecord, read_records
     from .changes import Held, Retired, obsolete, obsolete_session, restore, tidy, tidy_check, update
     from .doctor import diagnose, index_state
-    from .exchange import MAX_RECORD_BYTES, export_lines, load_json, read_export
+    from .exchange import MAX_RECORD_BYTES, export_lines, exported_roles, load_json, read_export, restore_journal
     from .failures import (
         FailureBook,
         FailureRecord,
@@ -77,6 +77,8 @@ _WHERE = {
     "index_state": "doctor",
     "MAX_RECORD_BYTES": "exchange",
     "export_lines": "exchange",
+    "exported_roles": "exchange",
+    "restore_journal": "exchange",
     "load_json": "exchange",
     "read_export": "exchange",
     "FailureBook": "failures",
@@ -197,6 +199,7 @@ __all__ = [
     "derive_ctx_hash",
     "diagnose",
     "export_lines",
+    "exported_roles",
     "extra_state",
     "failure_id",
     "failure_item",
@@ -232,6 +235,7 @@ __all__ = [
     "redactions",
     "refresh",
     "restore",
+    "restore_journal",
     "role_lock",
     "share",
     "shown_text",

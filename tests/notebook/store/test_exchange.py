@@ -137,6 +137,11 @@ _line = st.one_of(
     ),
     st.just('{"archive": "coder", "record": {"v": 1, "id": "x", "op": "added", "count": 1e999999}}'),
     st.text(max_size=40),
+    st.builds(lambda r: json.dumps({"failures": "coder", "record": r}), _json),
+    st.builds(
+        lambda b: json.dumps({"failures": "coder", "raw_b64": base64.b64encode(b).decode()}), st.binary(max_size=60)
+    ),
+    st.builds(lambda r, s: json.dumps({"failures": r, "raw_b64": s}), _json, _json),
 )
 _file = st.builds(
     lambda bom, lines, crlf, head: (
@@ -161,7 +166,7 @@ def test_reading_any_export_gives_a_bundle_or_one_input_error(data: bytes) -> No
         except InputError as exc:
             assert str(exc).startswith(f"{path}:") and "\n" not in str(exc)
             return
-        for lines in bundle.lines.values():
+        for lines in [*bundle.lines.values(), *bundle.journals.values()]:
             assert all(line.endswith(b"\n") and line.count(b"\n") == 1 for line in lines)
 
 
@@ -235,3 +240,39 @@ def test_bytes_beside_a_record_that_say_another_record_are_refused(tmp_path: Pat
     assert f"{source}:3: raw_b64 beside a record holds another record than it" in err
     assert f"{source}:4: not a rule line" in err
     assert f"{source}:5: a rule line of role 'designer' given for role 'coder'" in err
+
+
+# -- a failure journal: every line comes back as it was, one rolebook cannot read included
+
+_journal_line = st.one_of(
+    _json.map(lambda v: json.dumps(v, ensure_ascii=False, separators=(",", ":")).encode("utf-8", "surrogatepass")),
+    _json.map(lambda v: json.dumps(v).encode()),  # another hand's spacing
+    st.builds(
+        lambda kind, text: json.dumps(
+            {"type": kind, "failure": "f1", "text": text}, ensure_ascii=False, separators=(",", ":")
+        ).encode("utf-8", "surrogatepass"),
+        st.sampled_from(["failure", "link", "seen", "a-kind-from-later"]),
+        st.text(max_size=20),
+    ),
+    st.integers(min_value=60, max_value=3000).map(lambda n: b'{"a":' + b"[" * n + b"]" * n + b"}"),
+    st.binary(max_size=40).map(lambda b: b.replace(b"\n", b"")),
+)
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(_journal_line, max_size=6), st.booleans())
+def test_any_failure_journal_comes_back_from_an_export_line_for_line(lines: list[bytes], torn: bool) -> None:
+    from rolebook.notebook.store.exchange import export_lines
+    from rolebook.notebook.store.failures import failures_path
+    from rolebook.notebook.store.layout import Layout
+
+    with tempfile.TemporaryDirectory() as folder:
+        layout = Layout.default(Path(folder))
+        journal = failures_path(layout, "coder")
+        journal.parent.mkdir(parents=True)
+        journal.write_bytes(b"\n".join(lines) + (b"" if torn or not lines else b"\n"))
+        path = Path(folder) / "e.jsonl"
+        path.write_text("".join(export_lines(layout, ["coder"], "0", "2026-01-01T00:00:00Z")), encoding="utf-8")
+        bundle = read_export(path)
+    kept = [line + b"\n" for line in lines if line.strip()]
+    assert bundle.problems == [] and bundle.journals == ({"coder": kept} if kept else {})
