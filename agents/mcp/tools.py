@@ -20,9 +20,7 @@ from rolebook.notebook.store import Writer, check_role
 
 from ..config import find_root, load_config
 from ..session import Session, open_session
-
-#: A tool's answer: its text and its structured content.
-Answer = tuple[str, dict[str, Any]]
+from .schema import Answer
 
 
 class Where:
