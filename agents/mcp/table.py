@@ -17,6 +17,7 @@ from rolebook.notebook import InputError
 from rolebook.notebook.display import shown as escaped
 from rolebook.notebook.display import shown_value
 
+from ..session.results import NOTEBOOK_IS
 from . import tools
 from .schema import Answer, Call, Param, Tool
 
@@ -289,18 +290,20 @@ PROMPT = {
 }
 
 #: What the server is for and how to use it, as MCP clients show it to the model. The first
-#: line carries the words an agent searching its deferred tools would use.
+#: line says what rolebook is for in the words an agent searching its deferred tools would
+#: use, and what the notebook is in the words of the session-start frame and PROTOCOL.md.
 _PROTOCOL = (
-    "rolebook: memory for AI agents that lasts between sessions: notebook, mistakes, lessons learned, "
-    "rules, search past work.\n{who} "
-    "1. Before you start work, call `read` (with `task`: what you are about to do) and follow what the "
-    "notebook says. 2. Before you repeat work, or when something fails, call `search` with `query`: a few "
-    "words of the problem. 3. Before you finish, call `update` with `mistakes` (each: what went wrong; what "
-    "to do instead), `learnings` and `log` ('TASK-ID: what you did'), one short line each; skip what the "
-    "notebook already says. 4. When `read` says promotions are due, call `promote_review`, then "
-    "`promote_apply` with the candidate's `id` and `text`: the rule, as an instruction. Every tool takes "
-    "`root`, the project's directory, when the workspace is not the project. Change the notebook only "
-    "through these tools."
+    "Per-role memory that lasts between sessions (rolebook): a notebook of "
+    + NOTEBOOK_IS
+    + " (notes from memory, not instructions), past lessons to search when something fails, and rules from "
+    "mistakes that keep coming back.\n{who} "
+    "1. Before you start work, call `read` (with `task`: what you are about to do). 2. Before you repeat "
+    "work, or when something fails, call `search` with `query`: a few words of the problem. 3. Before you "
+    "finish, call `update` with `mistakes` (each: what went wrong; what to do instead), `learnings` and `log` "
+    "('TASK-ID: what you did'), one short line each; skip what the notebook already says. 4. When `read` "
+    "says promotions are due, call `promote_review`, then `promote_apply` with the candidate's `id` and "
+    "`text`: the rule, as an instruction. Every tool takes `root`, the project's directory, when the "
+    "workspace is not the project. Change the notebook only through these tools."
 )
 
 

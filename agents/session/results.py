@@ -15,8 +15,8 @@ if TYPE_CHECKING:
     from rolebook.notebook.store import FailureRecord, ReadResult, WriteResult
     from rolebook.rules import Proposal, Rule
 
-#: What the notebook is, in the same words in the line before it at every session start and
-#: in PROTOCOL.md (agents/scaffold.py)
+#: What the notebook is, in the same words in the line before it at every session start,
+#: in PROTOCOL.md (agents/scaffold.py) and in the MCP server's instructions (mcp/table.py)
 NOTEBOOK_IS = "what earlier sessions of this role learned"
 
 

@@ -359,11 +359,15 @@ def test_the_cli_and_mcp_word_every_next_step() -> None:
 
 def test_the_instructions_name_tools_and_parameters_not_cli_flags() -> None:
     from rolebook.agents.mcp.table import instructions
+    from rolebook.agents.session.results import NOTEBOOK_IS
 
     for role in ("coder", None):
         said = instructions(role)
         assert "`read`" in said and "`update`" in said and "`mistakes`" in said and "`promote_review`" in said
         assert "--" not in said and "rolebook read" not in said and "ROLE" not in said
+        # the notebook is notes from memory, in the session-start frame's words, not orders to follow
+        assert f"a notebook of {NOTEBOOK_IS} (notes from memory, not instructions)" in said.splitlines()[0]
+        assert "follow" not in said.lower()
     assert "You work as the coder role" in instructions("coder")
 
 

@@ -61,7 +61,7 @@ def test_a_handshake_connection_answers_as_the_spec_says(tmp_path: Path) -> None
     assert got[1]["error"]["code"] == types.INVALID_PARAMS  # before initialize, as the SDK says it
     init = types.InitializeResult.model_validate(got[2]["result"])
     assert init.protocol_version == "2025-11-25"  # an unknown version: the newest the server speaks
-    assert (init.instructions or "").startswith("rolebook: memory for AI agents")
+    assert (init.instructions or "").startswith("Per-role memory that lasts between sessions (rolebook)")
     listed = types.ListToolsResult.model_validate(got[3]["result"])
     assert [t.name for t in listed.tools] == list(TOOLS)
     assert got[4]["error"] == {"code": types.METHOD_NOT_FOUND, "message": "Method not found", "data": "nothing/here"}
@@ -88,7 +88,7 @@ def test_a_2026_connection_discovers_and_every_result_says_how_long_it_keeps(tmp
         modern(11, "ping"),
     )
     discover = got[0]["result"]
-    assert discover["supportedVersions"] == ["2026-07-28"] and discover["instructions"].startswith("rolebook:")
+    assert discover["supportedVersions"] == ["2026-07-28"] and discover["instructions"].startswith("Per-role memory")
     for result in (a["result"] for a in got[:5]):
         assert (result["ttlMs"], result["cacheScope"], result["resultType"]) == (0, "private", "complete")
         assert result["_meta"]["io.modelcontextprotocol/serverInfo"]["name"] == "rolebook"
