@@ -72,13 +72,13 @@ def confirm_cmd(
     \b
     Example:  rolebook confirm "#3f2a9c1d"
     """
-    from ..session.provenance import confirm
+    from ..session.provenance import confirm, confirmed
 
-    name, rid = confirm(_globals(ctx).session(), item_id, role)
+    line, data = confirmed(*confirm(_globals(ctx).session(), item_id, role))
     if as_json:
-        _print_json({"role": name, "id": rid, "confirmed": True})
+        _print_json(data)
         return
-    print(f"{name}: #{rid} confirmed; it is shown as a note from memory from now on")
+    print(line)
 
 
 @app.command("redact")

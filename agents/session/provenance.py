@@ -7,7 +7,7 @@ session.py; these are here so that each stays one concept of a readable size.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from rolebook.notebook import InputError
 from rolebook.notebook.store import check_role
@@ -139,8 +139,17 @@ def confirm(session: Session, key: str, role: str | None = None) -> tuple[str, s
     roles = [check_role(role)] if role else session.layout.roles()
     holding = [r for r in roles if prefix and any(i.startswith(prefix) for i in waiting(session.layout, r))]
     if len(holding) > 1:
-        raise InputError(f"{key!r}: entries of {', '.join(holding)} wait with this id: give --role")
+        raise InputError(f"{key!r}: entries of {', '.join(holding)} wait with this id: give the role")
     name = holding[0] if holding else (roles[0] if len(roles) == 1 else "")
     if not name:
         raise InputError(f"{key!r}: no entries that wait for confirmation have this id (`rolebook audit` lists them)")
     return name, confirmed(session.layout, name, key, session.who)
+
+
+def confirmed(role: str, rid: str) -> tuple[str, dict[str, Any]]:
+    """What `confirm` says, in the CLI and over MCP: a line, and the same as data."""
+    return f"{role}: #{rid} confirmed; it is shown as a note from memory from now on", {
+        "role": role,
+        "id": rid,
+        "confirmed": True,
+    }

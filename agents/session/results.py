@@ -139,7 +139,7 @@ class Recorded:
             return []
         role = self.result.role
         how = (
-            "update with the lesson each taught, in words of its command or error"
+            "update with failure ID and the mistake or learning it taught"
             if surface == "mcp"
             else f'rolebook update {role} --failure ID --mistake "..." (or --learning)'
         )

@@ -67,6 +67,13 @@ ARGUMENTS = {
         {}, optional={"role": st.sampled_from(["coder", "qa", "../x", ""]), "task": TEXT, "budget": st.integers(0, 600)}
     ),
     "promote_review": st.fixed_dictionaries({}, optional={"min_dates": st.integers(0, 120), "zzz": st.booleans()}),
+    "confirm": st.fixed_dictionaries(
+        {"id": st.one_of(st.just("#3f2a9c1d"), TEXT, st.integers())}, optional={"role": st.sampled_from(["coder", ""])}
+    ),
+    "update": st.fixed_dictionaries(
+        {"learnings": st.just(["npm ci wants the lockfile"])},
+        optional={"role": st.sampled_from(["coder", "../x"]), "failure": st.one_of(TEXT, st.integers())},
+    ),
     "nope": st.just({}),
 }
 
