@@ -145,7 +145,7 @@ def test_the_mcp_inspector_cli_lists_the_tools_and_a_search_keeps_to_its_budget(
     listed = subprocess.run([*base, "--method", "tools/list"], capture_output=True, text=True, timeout=120)
     assert listed.returncode == 0, listed.stderr
     names = {t["name"] for t in json.loads(listed.stdout)["tools"]}
-    assert names == {"read", "update", "search", "store", "log", "promote_review", "promote_apply"}
+    assert names == {"read", "update", "search", "store", "log", "promote_review", "promote_apply", "confirm"}
     args = ["--tool-arg", "query=npm EACCES", "--tool-arg", "limit=100", "--tool-arg", "budget=100"]
     called = subprocess.run(
         [*base, "--method", "tools/call", "--tool-name", "search", *args], capture_output=True, text=True, timeout=120
