@@ -21,7 +21,7 @@ from __future__ import annotations
 import json
 import zlib
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -174,6 +174,23 @@ def figures(book: FailureBook) -> dict[str, Any]:
         "per_week": {w: {"seen": n, "repeats": r} for w, (n, r) in sorted(weeks.items())},
         "too_few": total < FEW,
     }
+
+
+def scrub_journals(layout: Layout, forms: list[bytes], lines: Callable[[Path], Iterable[bytes]]) -> list[Path]:
+    """Rewrite, each under its lock and atomically, the failure journals that hold any of
+    `forms` (bytes), as `lines(path)` gives them (`redact`: a link copies its lesson's text,
+    an excerpt may quote it). Returns the journals rewritten."""
+    from .fsutil import atomic_write, read_file
+
+    done = []
+    folder = layout.archive / FOLDER
+    for path in sorted(folder.glob("*.jsonl")) if folder.is_dir() else ():
+        layout.check_inside(path)
+        with role_lock(layout.locks / f"failures-{path.stem}.lock", timeout=LOCK_SECONDS):
+            if any(form in read_file(path) for form in forms):
+                atomic_write(path, b"".join(lines(path)))
+                done.append(path)
+    return done
 
 
 def read_failures(layout: Layout, role: str) -> FailureBook:

@@ -354,3 +354,21 @@ def test_a_failure_the_hook_gave_a_lesson_for_by_its_words_is_not_asked_for_agai
     stop = json.dumps({"session_id": "s-1", "hook_event_name": "Stop"})
     reason = json.loads(rb(root, "hook", "stop", "--role", "coder", stdin=stop).stdout)["reason"]
     assert "python app.py" in reason and "make deploy" not in reason
+
+
+def test_redact_takes_a_linked_lesson_out_of_the_failure_journal_too(tmp_path: Path) -> None:
+    # a link copies its lesson's text into the journal: `redact` must reach it there as well
+    root = project(tmp_path)
+    rb(root, "init", "coder")
+    failed(root, "claude", "s-1", FIRST)
+    secret = "the staging box is db-7.corp.example with the shared admin login"
+    wrote = json.loads(rb(root, "--session", "s-1", "update", "coder", "-l", secret, "--json").stdout)
+    assert wrote["failures"]["linked"], wrote
+    journal = root / "agents/state/archive/failures/coder.jsonl"
+    assert secret in journal.read_text(encoding="utf-8")
+    entry = wrote["entries"][0]["id"] if "entries" in wrote else wrote["added"][0]["id"]
+    done = rb(root, "redact", entry, "--json")
+    assert done.returncode == 0, done.stderr
+    assert secret not in journal.read_text(encoding="utf-8")
+    assert "agents/state/archive/failures/coder.jsonl" in json.loads(done.stdout)["files"]
+    assert len(read_failures(load_config(root).layout, "coder").failures) == 1  # the failure stays

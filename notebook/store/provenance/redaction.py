@@ -1,9 +1,9 @@
 """`rolebook redact #ID [--text TEXT]`: the archive's one sanctioned rewrite.
 
 One record's text (or the part given) is taken out of every file rolebook keeps under
-the root: every archive line that holds it, every notebook, the rules file, the derived
-folder (the index and the caches are deleted and rebuilt, notebook backups and pending
-writes scrubbed, the item's vectors dropped). Each record that held it gets a `redacted`
+the root: every archive and failure journal line that holds it, every notebook, the rules
+file, the derived folder (the index and caches deleted and rebuilt, notebook backups and
+pending writes scrubbed, the item's vectors dropped). Each record that held it gets a `redacted`
 record: its id, role, section and date stay, with the SHA-256 and length of what was
 removed (never the text); a notebook entry that keeps the rest of its text is written
 again as a new entry (`replaced_by`). The marks let every reader take the text out of a
@@ -21,6 +21,7 @@ import json
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +29,7 @@ from ...errors import InputError
 from ...markdown import entry_positions, parse, remove_parts, render
 from ...model import Entry, Notebook
 from ..archive import ArchiveRecord, read_lines
+from ..failures import scrub_journals
 from ..fsutil import atomic_write, open_file, read_file, role_lock
 from ..index import Index, refresh
 from ..journal import Recorder, Writer, check_scope
@@ -37,9 +39,8 @@ from .marks import PLACEHOLDER, Mark, Marks, marks_in, scrub
 
 #: A part shorter than this would match unrelated text across the root.
 MIN_PART = 6
-#: The fields of a record that say where it came from, not what it said: a whole-item
-#: redact keeps them and takes every other field's text out (an import's description,
-#: its original frontmatter and body).
+#: The fields of a record that say where it came from: a whole-item redact keeps them and
+#: takes every other field's text out (an import's description, frontmatter and body).
 _KEEP = frozenset(
     "v id op role section date count at by session source origin type category flag file tags undated of "
     "replaced_by hash length part outcome ctx_hash cite failure".split()
@@ -216,6 +217,8 @@ def _rewrite(
         gone = (removed, target if whole else None)
         atomic_write(path, b"".join(_scrubbed_lines(path, needles, marks, gone)) + b"".join(lines))
         files.append(_rel(layout, path))
+    scrubbed = partial(_scrubbed_lines, needles=needles, marks=marks, gone=(removed, None))
+    files += [_rel(layout, path) for path in scrub_journals(layout, _forms(needles), scrubbed)]
     for role, (new_text, _, _) in notebooks.items():
         path = layout.check_inside(layout.notebook_path(role))
         atomic_write(path, new_text.encode("utf-8"))
@@ -237,10 +240,7 @@ def _rewrite(
 
 def _forms(needles: list[str]) -> list[bytes]:
     """Each text as written and as JSON writes it."""
-    out = []
-    for text in needles:
-        out += [text.encode("utf-8"), json.dumps(text, ensure_ascii=False)[1:-1].encode("utf-8")]
-    return out
+    return [f for t in needles for f in (t.encode(), json.dumps(t, ensure_ascii=False)[1:-1].encode())]
 
 
 def _ids_holding(path: Path, needles: list[str]) -> set[str]:
