@@ -207,7 +207,10 @@ def plan(layout: Layout, role: str, entries: Sequence[Entry], session: str | Non
     if failure is not None:
         fid = _resolve(book, failure)
         if fid is None:
-            raise InputError(f"--failure {failure}: no failure of {role!r} has that id (`rolebook failures {role}`)")
+            raise InputError(
+                f"--failure {failure}: no failure of {role!r} has that id "
+                "(the Stop reminder and `update --json` name the session's open failures by id)"
+            )
         if not lessons:
             raise InputError("--failure goes with a mistake or a learning")
         out.links = {e.id(role): fid for e in lessons}
